@@ -1,0 +1,53 @@
+// swift-tools-version: 6.1
+// Concurrency Kata: one library target per exercise, one Swift Testing suite per exercise.
+//
+// Each exercise's module is built from `Exercises/<Name>/` (the learner's stub) by default,
+// and from `Solutions/<Name>/` when the environment has `KATA_SOLUTIONS=1`, so one suite in
+// `Tests/<Name>Tests/` runs against either. Give each mode its own `--scratch-path`
+// (the grader uses `.build-solutions`) so that switching does not rebuild everything.
+import PackageDescription
+
+/// The exercises, in course order. The grader's rubric (`Grader/rubric.json`) lists the same names.
+let exercises = [
+    "ThreadSafeDictionary",
+]
+
+/// Exercises that come with finished code from another topic (a base class, a data type).
+/// That code lives in `Given/<Name>/` as module `<Name>Given`, shared by the stub and the
+/// solution, and the exercise module re-exports it (`@_exported import <Name>Given`).
+let exercisesWithGivenCode: [String] = [
+]
+
+let useSolutions = Context.environment["KATA_SOLUTIONS"] == "1"
+
+/// Files in an exercise folder that are for the learner to read, not to compile.
+let learnerDocuments = ["README.md", "HINTS.md"]
+
+func exerciseTarget(_ name: String) -> Target {
+    let given: [Target.Dependency] = exercisesWithGivenCode.contains(name) ? [.target(name: "\(name)Given")] : []
+    return useSolutions
+        ? .target(name: name, dependencies: given, path: "Solutions/\(name)")
+        : .target(name: name, dependencies: given, path: "Exercises/\(name)", exclude: learnerDocuments)
+}
+
+func givenTarget(_ name: String) -> Target {
+    .target(name: "\(name)Given", path: "Given/\(name)")
+}
+
+func exerciseSuite(_ name: String) -> Target {
+    .testTarget(name: "\(name)Tests", dependencies: [.target(name: name), "KataTestSupport"], path: "Tests/\(name)Tests")
+}
+
+let package = Package(
+    name: "ConcurrencyKata",
+    products: [
+        .executable(name: "grader", targets: ["grader"]),
+    ],
+    targets: exercises.map(exerciseTarget) + exercises.map(exerciseSuite) + exercisesWithGivenCode.map(givenTarget) + [
+        // What every suite uses: start barriers, deadlines, meters, exit-test reports.
+        .target(name: "KataTestSupport", path: "Tests/KataTestSupport"),
+        .testTarget(name: "KataTestSupportTests", dependencies: ["KataTestSupport"], path: "Tests/KataTestSupportTests"),
+        .executableTarget(name: "grader", path: "Grader"),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,52 @@
+import Dispatch
+import Foundation
+import Testing
+
+/// Bounded waits that turn a miss into a failed check instead of a hung test.
+public enum Deadline {
+    /// The default patience of a check: far above what a correct solution needs, even with the
+    /// other core busy, and short enough that a deadlocked exercise is reported quickly.
+    public static let defaultSeconds: Double = 5
+
+    /// Waits for `semaphore`; on a miss records "deadlock suspected in <place>" and returns false.
+    @discardableResult
+    public static func wait(
+        for semaphore: DispatchSemaphore, seconds: Double = defaultSeconds,
+        in place: String, waitingFor what: String, hint: String? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) -> Bool {
+        if semaphore.wait(timeout: .now() + seconds) == .success { return true }
+        DeadlockReport.record(in: place, waitingFor: what, seconds: seconds, hint: hint, sourceLocation: sourceLocation)
+        return false
+    }
+
+    /// Waits for `group`; on a miss records "deadlock suspected in <place>" and returns false.
+    @discardableResult
+    public static func wait(
+        for group: DispatchGroup, seconds: Double = defaultSeconds,
+        in place: String, waitingFor what: String, hint: String? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) -> Bool {
+        if group.wait(timeout: .now() + seconds) == .success { return true }
+        DeadlockReport.record(in: place, waitingFor: what, seconds: seconds, hint: hint, sourceLocation: sourceLocation)
+        return false
+    }
+
+    /// Polls `condition` every millisecond until it holds; on a miss records the deadlock
+    /// report and returns false. For states that nothing signals (an operation's `isFinished`).
+    @discardableResult
+    public static func waitUntil(
+        seconds: Double = defaultSeconds, in place: String, waitingFor what: String, hint: String? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation, _ condition: () -> Bool
+    ) -> Bool {
+        let end = DispatchTime.now() + seconds
+        while !condition() {
+            if DispatchTime.now() >= end {
+                DeadlockReport.record(in: place, waitingFor: what, seconds: seconds, hint: hint, sourceLocation: sourceLocation)
+                return false
+            }
+            usleep(1_000)
+        }
+        return true
+    }
+}

@@ -1,0 +1,101 @@
+import Dispatch
+import Foundation
+import KataTestSupport
+import Testing
+
+@Suite("KataTestSupport")
+struct SupportTests {
+    @Test("StartBarrier releases all parties together, round after round")
+    func barrierReleasesTogether() {
+        let barrier = StartBarrier(parties: 4)
+        let meter = ConcurrencyMeter()
+        let released = Locked(0)
+        let ok = ThreadGang.run(4, in: "StartBarrier test") { _ in
+            for _ in 0..<50 {
+                if barrier.arrive() { released.withLock { $0 += 1 } }
+            }
+            meter.measure { usleep(10) }
+        }
+        #expect(ok)
+        #expect(released.current == 200)
+        #expect(!barrier.isBroken)
+    }
+
+    @Test("StartBarrier times out and stays broken when a party never comes")
+    func barrierTimesOut() {
+        let barrier = StartBarrier(parties: 2)
+        #expect(barrier.arrive(seconds: 0.05) == false)
+        #expect(barrier.isBroken)
+        #expect(barrier.arrive(seconds: 5) == false, "a broken barrier answers at once")
+    }
+
+    @Test("Rendezvous succeeds when parties meet and fails at the shared deadline when they cannot")
+    func rendezvous() {
+        let meeting = Rendezvous(parties: 2, seconds: 5)
+        let results = Locked([Bool]())
+        ThreadGang.run(2, in: "Rendezvous test") { _ in
+            let met = meeting.arriveAndWait()
+            results.withLock { $0.append(met) }
+        }
+        #expect(results.current == [true, true])
+
+        let lonely = Rendezvous(parties: 2, seconds: 0.05)
+        #expect(lonely.arriveAndWait() == false)
+        #expect(lonely.arrivals == 1)
+    }
+
+    @Test("ConcurrencyMeter records the peak of threads inside at once")
+    func meterRecordsPeak() {
+        let meter = ConcurrencyMeter()
+        let together = Rendezvous(parties: 3, seconds: 5)
+        ThreadGang.run(3, in: "ConcurrencyMeter test") { _ in
+            meter.measure { _ = together.arriveAndWait() }
+        }
+        #expect(meter.peak == 3)
+        #expect(meter.current == 0)
+        #expect(meter.totalEntries == 3)
+    }
+
+    @Test("A missed deadline fails with 'Deadlock suspected in <place>'")
+    func missedDeadlineIsReported() {
+        #expect(
+            DeadlockReport.message(in: "the pipeline", waitingFor: "the completion", seconds: 2)
+                == "Deadlock suspected in the pipeline: the completion did not happen within 2 s.")
+        withKnownIssue("the semaphore is never signalled") {
+            Deadline.wait(for: DispatchSemaphore(value: 0), seconds: 0.05, in: "a test", waitingFor: "a signal")
+        } matching: { issue in
+            issue.comments.contains { $0.rawValue.hasPrefix("Deadlock suspected in a test") }
+        }
+        withKnownIssue("a thread that never returns") {
+            ThreadGang.run(1, seconds: 0.05, in: "a stuck thread") { _ in Thread.sleep(forTimeInterval: 0.5) }
+        } matching: { issue in
+            issue.comments.contains { $0.rawValue.contains("Deadlock suspected in a stuck thread") }
+        }
+        #expect(Deadline.waitUntil(seconds: 1, in: "a test", waitingFor: "true") { true })
+    }
+
+    @Test("An exit test that crashes or hangs becomes a failed check with a message")
+    func exitTestReports() async {
+        let crashed = await #expect(processExitsWith: .signal(SIGSEGV)) {
+            raise(SIGSEGV)
+        }
+        withKnownIssue("the child crashed") {
+            ExitTestReport.explain(crashed, in: "a crashing check", crashHint: "A hint.")
+        } matching: { issue in
+            issue.comments.contains { $0.rawValue == "Crashed with SIGSEGV (11) in a crashing check. A hint." }
+        }
+
+        let hung = await #expect(processExitsWith: .exitCode(Watchdog.exitCode), observing: [\.standardErrorContent]) {
+            Watchdog.start(seconds: 0.1, in: "a hanging check")
+            sleep(10)
+        }
+        withKnownIssue("the child hung") {
+            ExitTestReport.explain(hung, in: "a hanging check", crashHint: "unused")
+        } matching: { issue in
+            issue.comments.contains { $0.rawValue.hasPrefix("Deadlock suspected in a hanging check") }
+        }
+
+        let clean = await #expect(processExitsWith: .success) {}
+        #expect(ExitTestReport.explain(clean, in: "a clean check", crashHint: "unused"))
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import KataTestSupport
+import Testing
+import ThreadSafeDictionary
+
+/// "Look up, and insert if absent" done as two steps lets two threads both see the key missing
+/// and both call `make`: a cache that builds an expensive value twice, or hands out two
+/// different values for one key.
+@Suite("Insert once")
+struct InsertOnceTests {
+    static let threads = 6
+    static let rounds = 300
+
+    @Test("Racing value(forKey:orInsert:) on a fresh key runs make once and gives everyone its value")
+    func makeRunsOncePerKey() async {
+        let result = await #expect(
+            processExitsWith: .success, observing: [\.standardErrorContent],
+            "The isolated insert-once check did not exit cleanly (see the next issue).") {
+            Watchdog.start(in: "value(forKey:orInsert:) from 6 threads")
+            InsertOnceTests.raceOnFreshKeys()
+        }
+        ExitTestReport.explain(
+            result, in: "value(forKey:orInsert:) from 6 threads",
+            crashHint: "A crash here usually means two threads inserted into the storage at once.")
+    }
+
+    struct Tally {
+        var makes: [Int: Int] = [:]
+        var answers: [Int: Set<Int>] = [:]
+        var nextToken = 0
+    }
+
+    static func raceOnFreshKeys() {
+        let dictionary = ThreadSafeDictionary<Int, Int>()
+        let tally = Locked(Tally())
+        let everyRound = StartBarrier(parties: threads)
+        ThreadGang.run(threads, seconds: 10, in: "value(forKey:orInsert:) from 6 threads") { _ in
+            for round in 0..<rounds {
+                guard everyRound.arrive() else { return }
+                let value = dictionary.value(forKey: round) {
+                    let token = tally.withLock { tally -> Int in
+                        tally.makes[round, default: 0] += 1
+                        tally.nextToken += 1
+                        return tally.nextToken
+                    }
+                    usleep(20)  // an expensive make widens the gap a check-then-insert leaves open
+                    return token
+                }
+                tally.withLock { $0.answers[round, default: []].insert(value) }
+            }
+        }
+        let seen = tally.current
+        let repeated = seen.makes.filter { $0.value > 1 }.count
+        let split = seen.answers.filter { $0.value.count > 1 }.count
+        #expect(
+            repeated == 0,
+            "make ran more than once for \(repeated) of \(rounds) keys. Looking the key up and inserting it must happen in one exclusive access (look again inside the barrier), or two threads both find it missing.")
+        #expect(split == 0, "For \(split) of \(rounds) keys, racing callers got different values: every caller must get the one value that was stored.")
+        #expect(dictionary.count == rounds, "value(forKey:orInsert:) should store what make returned: \(rounds) keys expected, \(dictionary.count) stored.")
+    }
+}

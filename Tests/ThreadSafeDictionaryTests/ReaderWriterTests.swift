@@ -1,0 +1,103 @@
+import Foundation
+import KataTestSupport
+import Testing
+import ThreadSafeDictionary
+
+/// The point of a reader-writer design: readers share, writers are alone.
+@Suite("Readers and writers")
+struct ReaderWriterTests {
+    static let meetingSeconds = 2.0
+
+    @Test("Two readers can be inside read at the same time")
+    func readersRunTogether() async {
+        let result = await #expect(
+            processExitsWith: .success, observing: [\.standardErrorContent],
+            "The isolated readers-together check did not exit cleanly (see the next issue).") {
+            Watchdog.start(in: "two concurrent read calls")
+            ReaderWriterTests.twoReadersMeet()
+        }
+        ExitTestReport.explain(result, in: "two concurrent read calls", crashHint: "read should only look at the storage, never change it.")
+    }
+
+    static func twoReadersMeet() {
+        let dictionary = ThreadSafeDictionary(["answer": 42])
+        let meeting = Rendezvous(parties: 2, seconds: meetingSeconds)
+        let met = Locked([Bool]())
+        let sawValue = Locked([Bool]())
+        ThreadGang.run(2, seconds: meetingSeconds + 3, in: "two concurrent read calls") { _ in
+            dictionary.read { entries in
+                sawValue.withLock { $0.append(entries["answer"] == 42) }
+                let together = meeting.arriveAndWait()
+                met.withLock { $0.append(together) }
+            }
+        }
+        #expect(
+            met.current.count == 2 && met.current.allSatisfy { $0 },
+            "Two readers never were inside read at the same time (waited \(Int(meetingSeconds)) s for them to meet). read lets only one reader in at a time: a single lock or a serial queue serializes readers. Let reads share (a concurrent queue with sync, or a reader-writer lock).")
+        #expect(
+            sawValue.current == [true, true],
+            "read should hand its body the stored entries: a reader looked for \"answer\": 42 and did not find it.")
+    }
+
+    @Test("No reader is inside read while mutate runs, and no two writers overlap")
+    func writersAreExclusive() async {
+        let result = await #expect(
+            processExitsWith: .success, observing: [\.standardErrorContent],
+            "The isolated writer-exclusivity check did not exit cleanly (see the next issue).") {
+            Watchdog.start(in: "read and mutate from 6 threads")
+            ReaderWriterTests.readersAndWritersNeverOverlap()
+        }
+        ExitTestReport.explain(
+            result, in: "read and mutate from 6 threads",
+            crashHint: "A crash here usually means a writer changed the storage while a reader was reading it: writes must wait for readers and keep them out (a barrier).")
+    }
+
+    struct Occupancy {
+        var readers = 0
+        var writers = 0
+        var readerSawWriter = 0
+        var writerSawOthers = 0
+    }
+
+    static let readerThreads = 4
+    static let writerThreads = 2
+    static let iterations = 300
+
+    static func readersAndWritersNeverOverlap() {
+        let dictionary = ThreadSafeDictionary<String, Int>(["writes": 0])
+        let occupancy = Locked(Occupancy())
+        ThreadGang.run(readerThreads + writerThreads, in: "read and mutate from 6 threads") { index in
+            let isWriter = index < writerThreads
+            for _ in 0..<iterations {
+                if isWriter {
+                    dictionary.mutate { entries in
+                        occupancy.withLock {
+                            if $0.readers > 0 || $0.writers > 0 { $0.writerSawOthers += 1 }
+                            $0.writers += 1
+                        }
+                        entries["writes", default: 0] += 1
+                        usleep(50)  // widens the window in which an intruder would be seen
+                        occupancy.withLock { $0.writers -= 1 }
+                    }
+                } else {
+                    dictionary.read { _ in
+                        occupancy.withLock {
+                            if $0.writers > 0 { $0.readerSawWriter += 1 }
+                            $0.readers += 1
+                        }
+                        usleep(50)
+                        occupancy.withLock { $0.readers -= 1 }
+                    }
+                }
+            }
+        }
+        let seen = occupancy.current
+        #expect(
+            seen.writerSawOthers == 0 && seen.readerSawWriter == 0,
+            "mutate was not exclusive: \(seen.writerSawOthers) times a writer found others inside, \(seen.readerSawWriter) times a reader found a writer inside. A write must wait for the readers inside to leave and keep everyone out until it is done (sync(flags: .barrier) on a private concurrent queue, or a write lock).")
+        let writes = dictionary["writes"] ?? 0
+        #expect(
+            writes == writerThreads * iterations,
+            "mutate should change the stored entries: after \(writerThreads * iterations) increments inside mutate, \"writes\" holds \(writes).")
+    }
+}

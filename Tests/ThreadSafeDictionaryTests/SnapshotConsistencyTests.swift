@@ -1,0 +1,76 @@
+import Foundation
+import KataTestSupport
+import Testing
+import ThreadSafeDictionary
+
+/// Writers move units from one key to another inside `mutate`, so the sum of all values never
+/// changes. A reader that sees another sum saw a write half done, or copied some keys before a
+/// write and others after it.
+@Suite("Consistent snapshots")
+struct SnapshotConsistencyTests {
+    static let keys = 16
+    static let unitsPerKey = 100
+    static var total: Int { keys * unitsPerKey }
+    static let moves = 2_000
+    static let observations = 600
+
+    @Test("snapshot() and read never see a half-done mutate")
+    func snapshotsAreConsistent() async {
+        let result = await #expect(
+            processExitsWith: .success, observing: [\.standardErrorContent],
+            "The isolated snapshot check did not exit cleanly (see the next issue).") {
+            Watchdog.start(in: "snapshot and read during mutate")
+            SnapshotConsistencyTests.observeWhileMoving()
+        }
+        ExitTestReport.explain(
+            result, in: "snapshot and read during mutate",
+            crashHint: "A crash here usually means snapshot or read copied the storage while mutate was changing it.")
+    }
+
+    struct Observed {
+        var snapshotSums: [Int] = []
+        var readSums: [Int] = []
+    }
+
+    static func observeWhileMoving() {
+        var initial: [Int: Int] = [:]
+        for key in 0..<keys { initial[key] = unitsPerKey }
+        let dictionary = ThreadSafeDictionary(initial)
+        let observed = Locked(Observed())
+        ThreadGang.run(4, in: "snapshot and read during mutate") { index in
+            var random = SystemRandomNumberGenerator()
+            switch index {
+            case 0, 1:  // writers: move one unit at a time between random keys
+                for _ in 0..<moves {
+                    let from = Int.random(in: 0..<keys, using: &random)
+                    let to = (from + Int.random(in: 1..<keys, using: &random)) % keys
+                    dictionary.mutate { entries in
+                        entries[from, default: 0] -= 1
+                        entries[to, default: 0] += 1
+                    }
+                }
+            case 2:
+                for _ in 0..<observations {
+                    let sum = dictionary.snapshot().values.reduce(0, +)
+                    observed.withLock { $0.snapshotSums.append(sum) }
+                }
+            default:
+                for _ in 0..<observations {
+                    let sum = dictionary.read { $0.values.reduce(0, +) }
+                    observed.withLock { $0.readSums.append(sum) }
+                }
+            }
+        }
+        let seen = observed.current
+        let badSnapshots = seen.snapshotSums.filter { $0 != total }
+        let badReads = seen.readSums.filter { $0 != total }
+        #expect(
+            badSnapshots.isEmpty,
+            "\(badSnapshots.count) of \(seen.snapshotSums.count) snapshots had a total other than \(total) (first: \(badSnapshots.first ?? 0)). \(badSnapshots.first == 0 ? "snapshot() should copy the stored entries." : "snapshot() must copy the whole dictionary in one protected access, not key by key.")")
+        #expect(
+            badReads.isEmpty,
+            "\(badReads.count) of \(seen.readSums.count) read calls saw a total other than \(total) (first: \(badReads.first ?? 0)). \(badReads.first == 0 ? "read should hand its body the stored entries." : "read must not run while mutate is changing the entries.")")
+        let finalSum = dictionary.snapshot().values.reduce(0, +)
+        #expect(finalSum == total && dictionary.count == keys, "After all moves the dictionary should still hold \(keys) keys totalling \(total); it holds \(dictionary.count) keys totalling \(finalSum).")
+    }
+}
