@@ -47,7 +47,10 @@ let package = Package(
         // What every suite uses: start barriers, deadlines, meters, exit-test reports.
         .target(name: "KataTestSupport", path: "Tests/KataTestSupport"),
         .testTarget(name: "KataTestSupportTests", dependencies: ["KataTestSupport"], path: "Tests/KataTestSupportTests"),
-        .executableTarget(name: "grader", path: "Grader"),
+        // The grader: scores the suites; its rubric is Grader/rubric.json.
+        .target(name: "GraderCore", path: "Grader/Sources/GraderCore"),
+        .executableTarget(name: "grader", dependencies: ["GraderCore"], path: "Grader/Sources/grader"),
+        .testTarget(name: "GraderCoreTests", dependencies: ["GraderCore"], path: "Grader/Tests/GraderCoreTests"),
     ],
     swiftLanguageModes: [.v6]
 )

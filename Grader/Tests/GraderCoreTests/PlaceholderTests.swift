@@ -1,0 +1,4 @@
+import GraderCore
+import Testing
+
+@Test func graderVersionIsSet() { #expect(!GraderVersion.current.isEmpty) }
