@@ -11,6 +11,11 @@ struct InsertOnceTests {
     static let threads = 6
     static let rounds = 300
 
+    static func linger(until condition: () -> Bool) {
+        let end = DispatchTime.now().uptimeNanoseconds + 2_000_000
+        while !condition() && DispatchTime.now().uptimeNanoseconds < end { usleep(100) }
+    }
+
     @Test("Racing value(forKey:orInsert:) on a fresh key runs make once and gives everyone its value")
     func makeRunsOncePerKey() async {
         let result = await #expect(
@@ -43,7 +48,9 @@ struct InsertOnceTests {
                         tally.nextToken += 1
                         return tally.nextToken
                     }
-                    usleep(20)  // an expensive make widens the gap a check-then-insert leaves open
+                    // An expensive make: it lingers until a second make for the same key starts
+                    // (which only a broken implementation allows), for at most 2 ms.
+                    InsertOnceTests.linger { tally.current.makes[round, default: 0] > 1 }
                     return token
                 }
                 tally.withLock { $0.answers[round, default: []].insert(value) }

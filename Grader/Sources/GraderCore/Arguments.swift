@@ -1,0 +1,106 @@
+import Foundation
+
+/// The grader's command line.
+public struct Arguments: Equatable, Sendable {
+    public enum Command: Equatable, Sendable {
+        case grade
+        case hint(String)
+        case list
+        case reset(String)
+        case checklist
+        case manifest
+        case verify
+        case help
+    }
+
+    public var command: Command = .grade
+    public var exercises: [String] = []
+    public var solutions = false
+    public var sanitize = false
+    public var repetitions = 1
+    public var timeout: Double?
+    public var jsonFile: String?
+    public var junitFile: String?
+    /// `checklist --write`, `manifest --write`.
+    public var write = false
+    /// `reset --yes`: no question asked.
+    public var yes = false
+
+    public static let usage = """
+    Concurrency Kata grader
+
+    USAGE
+      swift run grader [exercise ...] [options]   grade all exercises, or the named ones
+      swift run grader hint <exercise>            show one more hint each time it is asked
+      swift run grader list                       the exercises in order, with their last status
+      swift run grader reset <exercise> [--yes]   put the untouched stub back (your version is kept beside it)
+
+    OPTIONS
+      --solutions        grade Solutions/ instead of Exercises/ (maintainers; must give full marks)
+      --sanitize         also run under ThreadSanitizer; an exercise with a data race is not complete
+      --repeat N         run each suite N times; a check counts only if it passed every time
+      --timeout SECONDS  deadline for one run of a suite (default: the rubric's, 60 s)
+      --json FILE        write the results as JSON (schema in README.md)
+      --junit FILE       write the results as JUnit XML
+      -h, --help         this text
+
+    MAINTAINERS
+      swift run grader verify               every solution passes, every stub scores zero, the
+                                             rubric, CHECKLIST.md and the integrity manifest are
+                                             current, and the support and grader tests pass
+      swift run grader checklist [--write]  print (or write) CHECKLIST.md from the rubric and suites
+      swift run grader manifest [--write]   print (or write) Grader/integrity.json
+
+    EXIT CODES
+      0  every graded exercise is complete (verify: every check of the course passed)
+      1  not every graded exercise is complete (verify: something failed)
+      2  grading could not run: bad arguments, no toolchain, a build failure outside the exercises
+    """
+
+    public init() {}
+
+    public static func parse(_ words: [String]) throws -> Arguments {
+        var arguments = Arguments()
+        var positional: [String] = []
+        var index = 0
+        func value(_ option: String) throws -> String {
+            index += 1
+            guard index < words.count else { throw GraderError.badArguments("\(option) needs a value") }
+            return words[index]
+        }
+        while index < words.count {
+            let word = words[index]
+            switch word {
+            case "-h", "--help", "help": arguments.command = .help
+            case "--solutions": arguments.solutions = true
+            case "--sanitize": arguments.sanitize = true
+            case "--write": arguments.write = true
+            case "--yes", "-y": arguments.yes = true
+            case "--repeat":
+                guard let count = Int(try value(word)), count >= 1 else { throw GraderError.badArguments("--repeat takes a whole number of at least 1") }
+                arguments.repetitions = count
+            case "--timeout":
+                guard let seconds = Double(try value(word)), seconds > 0 else { throw GraderError.badArguments("--timeout takes a number of seconds above 0") }
+                arguments.timeout = seconds
+            case "--json": arguments.jsonFile = try value(word)
+            case "--junit": arguments.junitFile = try value(word)
+            default:
+                if word.hasPrefix("-") { throw GraderError.badArguments("unknown option \(word)") }
+                positional.append(word)
+            }
+            index += 1
+        }
+        if arguments.command == .help { return arguments }
+        switch positional.first {
+        case "hint", "reset":
+            guard positional.count == 2 else { throw GraderError.badArguments("\(positional[0]) takes one exercise name") }
+            arguments.command = positional[0] == "hint" ? .hint(positional[1]) : .reset(positional[1])
+        case "list": arguments.command = .list
+        case "checklist": arguments.command = .checklist
+        case "manifest": arguments.command = .manifest
+        case "verify": arguments.command = .verify
+        default: arguments.exercises = positional
+        }
+        return arguments
+    }
+}

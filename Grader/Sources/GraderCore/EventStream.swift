@@ -1,0 +1,100 @@
+import Foundation
+
+/// One test function the suite declared, from the event stream's `test` records.
+public struct DeclaredTest: Equatable, Sendable {
+    /// Swift Testing's identifier, e.g. `Module.Suite/function()/File.swift:12:6`.
+    public var id: String
+    /// The function name without `()`: the key the rubric uses.
+    public var name: String
+    /// The `@Test("…")` display name, or the function name when there is none.
+    public var displayName: String
+    public var file: String
+    public var line: Int
+}
+
+/// What one failed expectation or recorded issue said.
+public struct IssueReport: Equatable, Sendable, Codable {
+    public var message: String
+    public var file: String?
+    public var line: Int?
+}
+
+/// What happened to one test in one run.
+public struct TestRun: Equatable, Sendable {
+    public var started = false
+    public var ended = false
+    public var issues: [IssueReport] = []
+    public var passed: Bool { ended && issues.isEmpty }
+}
+
+/// A run of one suite, read from Swift Testing's JSON event stream (version 0):
+/// `test` records first, then `runStarted`, `testStarted`, `issueRecorded`, `testEnded`, `runEnded`.
+public struct EventStream: Sendable {
+    public private(set) var declared: [DeclaredTest] = []
+    public private(set) var runs: [String: TestRun] = [:]
+    public private(set) var runEnded = false
+
+    public init() {}
+
+    /// Reads a whole event-stream file; lines that are not valid records are skipped.
+    public init(contentsOf url: URL) {
+        self.init()
+        guard let data = try? Data(contentsOf: url) else { return }
+        for line in data.split(separator: UInt8(ascii: "\n")) { consume(line: Data(line)) }
+    }
+
+    public mutating func consume(line: Data) {
+        guard let record = try? JSONSerialization.jsonObject(with: line) as? [String: Any],
+              let kind = record["kind"] as? String,
+              let payload = record["payload"] as? [String: Any] else { return }
+        if kind == "test" { declare(payload) } else if kind == "event" { handle(payload) }
+    }
+
+    /// Declared test functions, in source order (file, then line).
+    public var functionsInSourceOrder: [DeclaredTest] {
+        declared.sorted { ($0.file, $0.line) < ($1.file, $1.line) }
+    }
+
+    /// The tests that started and never ended: what was running when the process hung or died.
+    public var unfinished: [DeclaredTest] {
+        declared.filter { runs[$0.id]?.started == true && runs[$0.id]?.ended != true }
+    }
+
+    private mutating func declare(_ payload: [String: Any]) {
+        guard payload["kind"] as? String == "function",
+              let id = payload["id"] as? String,
+              let rawName = payload["name"] as? String else { return }
+        let location = payload["sourceLocation"] as? [String: Any]
+        let name = rawName.hasSuffix("()") ? String(rawName.dropLast(2)) : String(rawName.prefix { $0 != "(" })
+        declared.append(DeclaredTest(
+            id: id, name: name, displayName: payload["displayName"] as? String ?? name,
+            file: (location?["fileID"] as? String) ?? "", line: location?["line"] as? Int ?? 0))
+    }
+
+    private mutating func handle(_ payload: [String: Any]) {
+        let kind = payload["kind"] as? String
+        if kind == "runEnded" { runEnded = true; return }
+        guard let testID = payload["testID"] as? String else { return }
+        // Issues in parameterized cases name the function's id; suites are not graded.
+        switch kind {
+        case "testStarted": runs[testID, default: TestRun()].started = true
+        case "testEnded": runs[testID, default: TestRun()].ended = true
+        case "issueRecorded":
+            let issue = payload["issue"] as? [String: Any]
+            if issue?["isKnown"] as? Bool == true { return }
+            runs[testID, default: TestRun()].issues.append(Self.issueReport(payload))
+        default: break
+        }
+    }
+
+    static func issueReport(_ payload: [String: Any]) -> IssueReport {
+        let messages = (payload["messages"] as? [[String: Any]] ?? []).compactMap { $0["text"] as? String }
+        // Swift Testing says "Issue recorded" for Issue.record and forwarded exit-test issues:
+        // the comment that follows is the message worth showing.
+        let useful = messages.filter { $0 != "Issue recorded" }
+        let location = (payload["issue"] as? [String: Any])?["sourceLocation"] as? [String: Any]
+        return IssueReport(
+            message: useful.joined(separator: " — "),
+            file: location?["fileID"] as? String, line: location?["line"] as? Int)
+    }
+}

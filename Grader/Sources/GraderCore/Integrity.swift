@@ -1,0 +1,63 @@
+import Foundation
+
+/// The integrity manifest, `Grader/integrity.json`: git blob ids of the files a score depends
+/// on (the suites, the test support, Package.swift, the rubric) and of the untouched stubs.
+///
+/// The grader warns when a protected file differs, so an instructor can trust a score; `reset`
+/// asks git for a stub's original by its id. `grader manifest --write` refreshes it, and
+/// `grader verify` fails when it is stale.
+public struct IntegrityManifest: Codable, Equatable, Sendable {
+    /// Files a score depends on: relative path → git blob id.
+    public var protected: [String: String]
+    /// The untouched stubs and learner documents: relative path → git blob id.
+    public var stubs: [String: String]
+
+    /// Computes the manifest from the files as they are now.
+    public static func compute(layout: KataLayout, rubric: Rubric) -> IntegrityManifest {
+        var protected: [String: String] = [:]
+        for path in ["Package.swift", "Grader/rubric.json"] + files(under: "Tests", layout: layout) {
+            protected[path] = blobID(of: path, layout: layout)
+        }
+        var stubs: [String: String] = [:]
+        for exercise in rubric.exercises {
+            for path in files(under: "Exercises/\(exercise.name)", layout: layout) {
+                stubs[path] = blobID(of: path, layout: layout)
+            }
+        }
+        return IntegrityManifest(protected: protected.compactMapValues { $0 }, stubs: stubs.compactMapValues { $0 })
+    }
+
+    public static func load(layout: KataLayout) -> IntegrityManifest? {
+        guard let data = try? Data(contentsOf: layout.manifestFile) else { return nil }
+        return try? JSONDecoder().decode(IntegrityManifest.self, from: data)
+    }
+
+    public func write(layout: KataLayout) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        try (encoder.encode(self) + Data("\n".utf8)).write(to: layout.manifestFile, options: .atomic)
+    }
+
+    /// Protected files that differ from the manifest, were removed, or were added under Tests/.
+    public func modifiedProtectedFiles(comparedWith current: IntegrityManifest) -> [String] {
+        let paths = Set(protected.keys).union(current.protected.keys)
+        return paths.filter { protected[$0] != current.protected[$0] }.sorted()
+    }
+
+    static func blobID(of path: String, layout: KataLayout) -> String? {
+        guard let data = try? Data(contentsOf: layout.root.appendingPathComponent(path)) else { return nil }
+        return SHA1.gitBlobID(data)
+    }
+
+    /// Regular files below `folder`, relative to the root, sorted; hidden files are skipped.
+    static func files(under folder: String, layout: KataLayout) -> [String] {
+        let base = layout.root.appendingPathComponent(folder)
+        guard let enumerator = FileManager.default.enumerator(
+            at: base, includingPropertiesForKeys: [.isRegularFileKey], options: [.skipsHiddenFiles]) else { return [] }
+        var result: [String] = []
+        for case let url as URL in enumerator where (try? url.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true {
+            result.append(layout.relative(url))
+        }
+        return result.sorted()
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+
+/// The machine-readable result (`--json FILE`); the schema is documented in README.md.
+public enum JSONReport {
+    public static let schemaVersion = 1
+
+    struct Document: Encodable {
+        var schemaVersion: Int
+        var mode: String
+        var sanitize: Bool
+        var repetitions: Int
+        var date: Date
+        var points: Int
+        var totalPoints: Int
+        var complete: Bool
+        var modifiedFiles: [String]
+        var exercises: [Exercise]
+    }
+
+    struct Exercise: Encodable {
+        var name: String
+        var title: String
+        var status: String
+        var detail: String?
+        var file: String?
+        var line: Int?
+        var points: Int
+        var totalPoints: Int
+        var passedChecks: Int
+        var totalChecks: Int
+        var runs: Int
+        var seconds: Double
+        var checks: [CheckResult]
+    }
+
+    public static func encode(_ report: GradeReport, repetitions: Int) throws -> Data {
+        let document = Document(
+            schemaVersion: schemaVersion, mode: report.mode.solutions ? "solutions" : "exercises",
+            sanitize: report.mode.sanitize, repetitions: repetitions, date: report.date,
+            points: report.points, totalPoints: report.totalPoints, complete: report.allComplete,
+            modifiedFiles: report.modifiedFiles,
+            exercises: report.exercises.map { exercise in
+                let (detail, file, line) = describe(exercise.status)
+                return Exercise(
+                    name: exercise.name, title: exercise.title, status: exercise.status.keyword,
+                    detail: detail, file: file, line: line, points: exercise.points,
+                    totalPoints: exercise.totalPoints, passedChecks: exercise.passedChecks,
+                    totalChecks: exercise.checks.count, runs: exercise.runs,
+                    seconds: (exercise.seconds * 1000).rounded() / 1000, checks: exercise.checks)
+            })
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return try encoder.encode(document)
+    }
+
+    /// A one-line explanation of a status, and the file and line it points at.
+    static func describe(_ status: ExerciseStatus) -> (String?, String?, Int?) {
+        switch status {
+        case .complete: (nil, nil, nil)
+        case .inProgress(let failing): ("first failing check: \(failing)", nil, nil)
+        case .doesNotCompile(let error): (error.message, error.file, error.line)
+        case .timedOut(let running, let seconds):
+            ("deadlock suspected in \(running ?? "the suite"): stopped after \(Int(seconds)) s", nil, nil)
+        case .crashed(let signal, let running):
+            ("\(signal == 0 ? "exited early" : "signal \(signal)") in \(running ?? "the suite"): \(Scoring.crashExplanation(signal))", nil, nil)
+        case .dataRace(let finding): ("ThreadSanitizer: \(finding.summary)", finding.file, finding.line)
+        }
+    }
+}
+
+/// JUnit XML (`--junit FILE`): one test suite per exercise, one test case per check.
+public enum JUnitReport {
+    public static func render(_ report: GradeReport) -> String {
+        var xml = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
+        let failures = report.exercises.reduce(0) { $0 + $1.checks.count - $1.passedChecks }
+        let tests = report.exercises.reduce(0) { $0 + $1.checks.count }
+        xml += #"<testsuites name="ConcurrencyKata" tests="\#(tests)" failures="\#(failures)">"# + "\n"
+        for exercise in report.exercises {
+            let failed = exercise.checks.count - exercise.passedChecks
+            xml += #"  <testsuite name="\#(escape(exercise.name))" tests="\#(exercise.checks.count)" failures="\#(failed)" time="\#(String(format: "%.3f", exercise.seconds))">"# + "\n"
+            xml += #"    <properties><property name="status" value="\#(exercise.status.keyword)"/><property name="points" value="\#(exercise.points)/\#(exercise.totalPoints)"/></properties>"# + "\n"
+            for check in exercise.checks {
+                xml += #"    <testcase classname="\#(escape(exercise.name))" name="\#(escape(check.title))""#
+                if check.passed {
+                    xml += "/>\n"
+                } else {
+                    let (detail, _, _) = JSONReport.describe(exercise.status)
+                    let message = check.message ?? detail ?? "failed"
+                    xml += ">\n      <failure message=\"\(escape(message))\" type=\"\(exercise.status.keyword)\"/>\n    </testcase>\n"
+                }
+            }
+            xml += "  </testsuite>\n"
+        }
+        return xml + "</testsuites>\n"
+    }
+
+    static func escape(_ text: String) -> String {
+        var result = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": result += "&amp;"
+            case "<": result += "&lt;"
+            case ">": result += "&gt;"
+            case "\"": result += "&quot;"
+            case "\n": result += "&#10;"
+            default:
+                if scalar.value < 0x20 && scalar != "\t" { continue }
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+
+/// The one place where points live: `Grader/rubric.json`.
+///
+/// It lists the exercises in course order and, for each, its checks in the order they appear in
+/// its suite, by test function name, with their points. `grader verify` fails when it and the
+/// suites drift apart.
+public struct Rubric: Codable, Equatable, Sendable {
+    public struct Check: Codable, Equatable, Sendable {
+        /// The test function's name, without `()`.
+        public var test: String
+        public var points: Int
+    }
+
+    public struct Exercise: Codable, Equatable, Sendable {
+        public var name: String
+        public var title: String
+        public var checks: [Check]
+        /// How long one run of the suite may take before it is killed as a suspected deadlock.
+        public var timeoutSeconds: Double?
+
+        public var totalPoints: Int { checks.reduce(0) { $0 + $1.points } }
+        public var deadline: Double { timeoutSeconds ?? Rubric.defaultTimeoutSeconds }
+    }
+
+    public var exercises: [Exercise]
+
+    /// A suite on a correct solution runs in seconds; a minute means something is stuck.
+    public static let defaultTimeoutSeconds: Double = 60
+
+    public static func load(from url: URL) throws -> Rubric {
+        let data: Data
+        do { data = try Data(contentsOf: url) } catch {
+            throw GraderError.badRubric("cannot read \(url.path): \(error.localizedDescription)")
+        }
+        do { return try JSONDecoder().decode(Rubric.self, from: data) } catch {
+            throw GraderError.badRubric("\(url.path) is not a valid rubric: \(error)")
+        }
+    }
+
+    public func exercise(named name: String) -> Exercise? {
+        exercises.first { $0.name.lowercased() == name.lowercased() }
+    }
+
+    public var totalPoints: Int { exercises.reduce(0) { $0 + $1.totalPoints } }
+}

@@ -1,0 +1,106 @@
+import Foundation
+
+/// The progress table a learner reads after every run.
+public enum TextReport {
+    public static func render(_ report: GradeReport, history: HistorySummary?, style: Style) -> String {
+        var lines: [String] = []
+        let source = report.mode.solutions ? "Solutions/" : "Exercises/"
+        lines.append(style.bold("Concurrency Kata: grading \(source)") + (report.mode.sanitize ? " with ThreadSanitizer" : ""))
+        if !report.modifiedFiles.isEmpty {
+            lines.append(style.yellow("Warning: these files differ from the committed originals, so this score may not be comparable: ")
+                + report.modifiedFiles.prefix(5).joined(separator: ", ")
+                + (report.modifiedFiles.count > 5 ? " and \(report.modifiedFiles.count - 5) more" : ""))
+        }
+        lines.append("")
+        let nameWidth = max(8, report.exercises.map(\.title.count).max() ?? 8)
+        lines.append("  " + "Exercise".padding(toLength: nameWidth, withPad: " ", startingAt: 0) + "  Points  Checks  Status")
+        for exercise in report.exercises {
+            let points = "\(exercise.points)/\(exercise.totalPoints)".leftPadded(6)
+            let checks = "\(exercise.passedChecks)/\(exercise.checks.count)".leftPadded(6)
+            lines.append("  " + exercise.title.padding(toLength: nameWidth, withPad: " ", startingAt: 0)
+                + "  " + points + "  " + checks + "  " + statusWord(exercise.status, style: style))
+            lines += detail(exercise, style: style).map { "      " + $0 }
+        }
+        lines.append("")
+        var score = style.bold("Score: \(report.points)/\(report.totalPoints)")
+        if let history {
+            if let change = history.changeSinceLast {
+                score += change == 0 ? " (no change since the last run" : " (\(change > 0 ? "+" : "")\(change) since the last run"
+                score += history.best > report.points ? "; best \(history.best))" : ")"
+            } else {
+                score += " (first run)"
+            }
+        }
+        lines.append(score)
+        lines += nextStep(report, style: style)
+        return lines.joined(separator: "\n")
+    }
+
+    static func statusWord(_ status: ExerciseStatus, style: Style) -> String {
+        switch status {
+        case .complete: style.green("complete")
+        case .inProgress: style.yellow("in progress")
+        case .doesNotCompile: style.red("does not compile")
+        case .timedOut: style.red("timed out")
+        case .crashed: style.red("crashed")
+        case .dataRace: style.red("data race")
+        }
+    }
+
+    static func detail(_ exercise: ExerciseResult, style: Style) -> [String] {
+        switch exercise.status {
+        case .complete:
+            return []
+        case .inProgress:
+            guard let failing = exercise.firstFailing else { return [] }
+            return ["✘ " + failing.title] + wrapped(failing.message ?? "", width: 96).map { "  " + style.dim($0) }
+        case .doesNotCompile(let error):
+            return ["\(error.file):\(error.line): error: \(error.message)"]
+        case .timedOut(let running, let seconds):
+            return ["Deadlock suspected in \(running.map { "\"\($0)\"" } ?? "the suite"): it was still running after \(Int(seconds)) s and was stopped.",
+                    "Look for a wait that is never signalled, a lock taken twice, or sync onto the queue you are already on."]
+        case .crashed(let signal, let running):
+            let what = signal == 0 ? "The suite exited before it finished" : "Crashed with signal \(signal)"
+            return ["\(what) in \(running.map { "\"\($0)\"" } ?? "the suite"): \(Scoring.crashExplanation(signal))."]
+        case .dataRace(let finding):
+            let place = finding.file.map { " at \($0):\(finding.line ?? 0)" } ?? ""
+            return ["ThreadSanitizer: \(finding.summary)\(place). Every check passed, but two threads touch that state without protection."]
+        }
+    }
+
+    static func nextStep(_ report: GradeReport, style: Style) -> [String] {
+        guard let exercise = report.exercises.first(where: { $0.status != .complete }) else {
+            return report.exercises.isEmpty ? [] : [style.green("Every exercise is complete. Well done!")]
+        }
+        var lines = [""]
+        switch exercise.status {
+        case .doesNotCompile(let error):
+            lines.append(style.bold("Next: ") + "make \(exercise.name) compile (\(error.file):\(error.line)).")
+        case .inProgress:
+            lines.append(style.bold("Next: ") + "in \(exercise.name), make \"\(exercise.firstFailing?.title ?? "")\" pass.")
+        default:
+            lines.append(style.bold("Next: ") + "fix \(exercise.name) (\(exercise.status.keyword.replacingOccurrences(of: "_", with: " "))).")
+        }
+        lines.append("      Run its suite: swift test --filter \(exercise.name)Tests")
+        lines.append("      Get a hint:    swift run grader hint \(exercise.name)")
+        return lines
+    }
+
+    static func wrapped(_ text: String, width: Int) -> [String] {
+        var lines: [String] = []
+        var current = ""
+        for word in text.split(separator: " ") {
+            if !current.isEmpty && current.count + word.count + 1 > width {
+                lines.append(current)
+                current = ""
+            }
+            current += (current.isEmpty ? "" : " ") + word
+        }
+        if !current.isEmpty { lines.append(current) }
+        return lines
+    }
+}
+
+extension String {
+    func leftPadded(_ width: Int) -> String { count >= width ? self : String(repeating: " ", count: width - count) + self }
+}

@@ -1,0 +1,37 @@
+import Foundation
+import Testing
+@testable import GraderCore
+
+@Suite("Child processes")
+struct ChildProcessTests {
+    let directory = FileManager.default.temporaryDirectory
+    var output: URL { directory.appendingPathComponent("grader-child-\(UUID().uuidString).log") }
+
+    @Test("A child past its deadline is killed with everything it started")
+    func deadlineKillsTheGroup() throws {
+        let marker = directory.appendingPathComponent("grader-grandchild-\(UUID().uuidString)")
+        let start = Date()
+        // The grandchild would create the marker after 2 s if it survived its parent's deadline.
+        let termination = try ChildProcess.run(
+            ["sh", "-c", "(sleep 2; touch \(marker.path)) & sleep 30"], in: directory, outputFile: output, deadline: 0.3)
+        #expect(termination == .timedOut)
+        #expect(Date().timeIntervalSince(start) < 5)
+        Thread.sleep(forTimeInterval: 2.5)
+        #expect(!FileManager.default.fileExists(atPath: marker.path), "a grandchild survived the deadline")
+    }
+
+    @Test("Exit codes and signals are told apart, and output is captured")
+    func exitAndSignal() throws {
+        let log = output
+        #expect(try ChildProcess.run(["sh", "-c", "echo hello; exit 3"], in: directory, outputFile: log, deadline: 10) == .exited(3))
+        #expect(try String(contentsOf: log, encoding: .utf8) == "hello\n")
+        #expect(try ChildProcess.run(["sh", "-c", "kill -SEGV $$"], in: directory, outputFile: log, deadline: 10) == .signalled(11))
+    }
+
+    @Test("A command that does not exist is an error, not a crash")
+    func missingCommand() {
+        #expect(throws: GraderError.self) {
+            try ChildProcess.run(["no-such-command-for-the-grader"], in: directory, outputFile: output, deadline: 5)
+        }
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+import Testing
+@testable import GraderCore
+
+@Suite("Compile errors and sanitizer reports")
+struct DiagnosticsTests {
+    @Test("Errors are attributed to the exercise that owns the file")
+    func attribution() {
+        let output = """
+        [3/20] Compiling ThreadSafeDictionary ThreadSafeDictionary.swift
+        /kata/Exercises/ThreadSafeDictionary/ThreadSafeDictionary.swift:12:9: error: cannot find 'storage' in scope
+        /kata/Exercises/ThreadSafeDictionary/ThreadSafeDictionary.swift:12:9: error: cannot find 'storage' in scope
+        /kata/Tests/AsyncOperationTests/KVOTests.swift:4:1: error: expected declaration
+        /kata/Given/DependencyPipeline/Bitmap.swift:1:1: error: oops
+        /kata/Tests/KataTestSupport/Locked.swift:2:2: error: broken support
+        /kata/Exercises/ThreadSafeDictionary/ThreadSafeDictionary.swift:3:1: warning: unused
+        error: fatalError
+        """
+        let names = ["ThreadSafeDictionary", "AsyncOperation", "DependencyPipeline"]
+        let errors = CompilerDiagnostics.errors(in: output, exercises: names, root: "/kata")
+        #expect(errors.map(\.exercise) == ["ThreadSafeDictionary", "AsyncOperation", "DependencyPipeline", nil])
+        #expect(errors[0] == CompileError(
+            file: "Exercises/ThreadSafeDictionary/ThreadSafeDictionary.swift", line: 12, column: 9,
+            message: "cannot find 'storage' in scope", exercise: "ThreadSafeDictionary"))
+    }
+
+    @Test("A ThreadSanitizer report names the first frame in the exercise's own code")
+    func sanitizer() {
+        let report = """
+        ==================
+        WARNING: ThreadSanitizer: data race (pid=123)
+          Write of size 8 at 0x7b0c00000010 by thread T2:
+            #0 swift_retain <null> (libswiftCore.so+0x1)
+            #1 ThreadSafeDictionary.subscript.setter /kata/Exercises/ThreadSafeDictionary/ThreadSafeDictionary.swift:27:31 (x+0x2)
+            #2 closure /kata/Tests/ThreadSafeDictionaryTests/MemorySafetyTests.swift:40:9 (x+0x3)
+        """
+        let findings = SanitizerReport.findings(in: report, exercise: "ThreadSafeDictionary")
+        #expect(findings == [SanitizerFinding(summary: "data race (pid=123)", file: "Exercises/ThreadSafeDictionary/ThreadSafeDictionary.swift", line: 27)])
+        #expect(SanitizerReport.findings(in: "all good", exercise: "ThreadSafeDictionary").isEmpty)
+    }
+}

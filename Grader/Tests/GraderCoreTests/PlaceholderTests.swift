@@ -1,4 +1,0 @@
-import GraderCore
-import Testing
-
-@Test func graderVersionIsSet() { #expect(!GraderVersion.current.isEmpty) }
