@@ -64,7 +64,7 @@ public enum ExitTestReport {
 public enum Watchdog {
     public static let exitCode: CInt = 86
 
-    public static func start(seconds: Double = 20, in place: String) {
+    public static func start(seconds: Double = 10, in place: String) {
         let message = DeadlockReport.message(in: place, waitingFor: "the isolated check finishing", seconds: seconds) + "\n"
         let thread = Thread {
             Thread.sleep(forTimeInterval: seconds)

@@ -60,6 +60,14 @@ public struct EventStream: Sendable {
         declared.filter { runs[$0.id]?.started == true && runs[$0.id]?.ended != true }
     }
 
+    /// Adds the results of a later run of the same suite that skipped the tests blamed for a
+    /// crash or a hang: tests this stream has no result for take the later run's.
+    public mutating func merge(_ later: EventStream) {
+        for test in later.declared where !declared.contains(where: { $0.id == test.id }) { declared.append(test) }
+        for (id, run) in later.runs where runs[id]?.ended != true && run.started { runs[id] = run }
+        runEnded = later.runEnded
+    }
+
     private mutating func declare(_ payload: [String: Any]) {
         guard payload["kind"] as? String == "function",
               let id = payload["id"] as? String,

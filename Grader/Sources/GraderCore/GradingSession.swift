@@ -101,30 +101,11 @@ public struct GradingSession {
         let start = Date()
         for repetition in 1...repetitions {
             progress.running(exercise.name, repetition: repetition, of: repetitions)
-            let streamFile = workDirectory.appendingPathComponent("\(exercise.name).jsonl")
-            let outputFile = workDirectory.appendingPathComponent("\(exercise.name).log")
-            let tsanDirectory = workDirectory.appendingPathComponent("tsan-\(exercise.name)")
-            try? FileManager.default.removeItem(at: streamFile)
-            var environment = mode.environment(excluding: excluded)
-            if mode.sanitize {
-                try? FileManager.default.removeItem(at: tsanDirectory)
-                try FileManager.default.createDirectory(at: tsanDirectory, withIntermediateDirectories: true)
-                // Exit tests capture their child's standard error, so reports go to files.
-                environment["TSAN_OPTIONS"] = "log_path=\(tsanDirectory.path)/report"
-            }
-            let termination = try ChildProcess.run(
-                mode.testArguments(exercise: exercise.name, eventStream: streamFile.path, excluded: excluded),
-                in: layout.root, environment: environment, outputFile: outputFile, deadline: deadline)
-            streams.append(EventStream(contentsOf: streamFile))
-            terminations.append(termination)
-            if mode.sanitize {
-                var text = (try? String(contentsOf: outputFile, encoding: .utf8)) ?? ""
-                for file in (try? FileManager.default.contentsOfDirectory(at: tsanDirectory, includingPropertiesForKeys: nil)) ?? [] {
-                    text += (try? String(contentsOf: file, encoding: .utf8)) ?? ""
-                }
-                findings += SanitizerReport.findings(in: text, exercise: exercise.name)
-            }
-            if termination != .exited(0) && termination != .exited(1) { break }
+            let attempt = try runSkippingBlamedChecks(exercise, excluded: excluded, deadline: deadline)
+            streams.append(attempt.stream)
+            terminations.append(attempt.termination)
+            findings += attempt.findings
+            if Interrupt.requested { break }
         }
         var result = Scoring.score(
             exercise, runs: streams, terminations: terminations, deadline: deadline,
@@ -133,5 +114,58 @@ public struct GradingSession {
             result.status = .dataRace(race)
         }
         return result
+    }
+
+    /// One run of the suite. When a check crashes the process or hangs it past the deadline, the
+    /// suite runs again without that check, so the other checks still count. The termination
+    /// returned is the first abnormal one (it names the check to blame).
+    func runSkippingBlamedChecks(_ exercise: Rubric.Exercise, excluded: [String], deadline: Double)
+        throws -> (stream: EventStream, termination: Termination, findings: [SanitizerFinding]) {
+        var merged: EventStream?
+        var firstAbnormal: Termination?
+        var skipped: [String] = []
+        var findings: [SanitizerFinding] = []
+        let started = Date()
+        while true {
+            let (stream, termination, found) = try runSuite(exercise, excluded: excluded, deadline: deadline, skipping: skipped)
+            findings += found
+            if merged == nil { merged = stream } else { merged?.merge(stream) }
+            let normal = termination == .exited(0) || termination == .exited(1)
+            if !normal && firstAbnormal == nil { firstAbnormal = termination }
+            let blamed = stream.unfinished.map(\.id).filter { !skipped.contains($0) }
+            // Stop when the run was normal, nothing new can be blamed, or retries have taken
+            // as long as two deadlines.
+            if normal || blamed.isEmpty || termination == .interrupted || Date().timeIntervalSince(started) > 2 * deadline {
+                return (merged ?? stream, firstAbnormal ?? termination, findings)
+            }
+            skipped += blamed
+        }
+    }
+
+    func runSuite(_ exercise: Rubric.Exercise, excluded: [String], deadline: Double, skipping: [String])
+        throws -> (EventStream, Termination, [SanitizerFinding]) {
+        let streamFile = workDirectory.appendingPathComponent("\(exercise.name).jsonl")
+        let outputFile = workDirectory.appendingPathComponent("\(exercise.name).log")
+        let tsanDirectory = workDirectory.appendingPathComponent("tsan-\(exercise.name)")
+        try? FileManager.default.removeItem(at: streamFile)
+        var environment = mode.environment(excluding: excluded)
+        if mode.sanitize {
+            try? FileManager.default.removeItem(at: tsanDirectory)
+            try FileManager.default.createDirectory(at: tsanDirectory, withIntermediateDirectories: true)
+            // Exit tests capture their child's standard error, so reports go to files.
+            environment["TSAN_OPTIONS"] = "log_path=\(tsanDirectory.path)/report"
+        }
+        let termination = try ChildProcess.run(
+            mode.testArguments(exercise: exercise.name, eventStream: streamFile.path, excluded: excluded, skipping: skipping),
+            in: layout.root, environment: environment, outputFile: outputFile, deadline: deadline)
+        var findings: [SanitizerFinding] = []
+        if mode.sanitize {
+            var text = (try? String(contentsOf: outputFile, encoding: .utf8)) ?? ""
+            for file in (try? FileManager.default.contentsOfDirectory(at: tsanDirectory, includingPropertiesForKeys: nil)) ?? [] {
+                text += (try? String(contentsOf: file, encoding: .utf8)) ?? ""
+            }
+            findings = SanitizerReport.findings(in: text, exercise: exercise.name)
+        }
+        return (EventStream(contentsOf: streamFile), termination, findings)
     }
 }
