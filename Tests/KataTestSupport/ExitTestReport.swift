@@ -32,6 +32,10 @@ public enum ExitTestReport {
             Issue.record(
                 Comment(rawValue: detail ?? "Deadlock suspected in \(place): the isolated check did not finish in time."),
                 sourceLocation: sourceLocation)
+        case .exitCode(66):
+            Issue.record(
+                Comment(rawValue: "ThreadSanitizer reported a data race in \(place) (exit code 66); its report names the file and line. \(crashHint)"),
+                sourceLocation: sourceLocation)
         case .exitCode(let code):
             Issue.record(
                 Comment(rawValue: "The isolated check of \(place) exited with code \(code). \(crashHint)"),

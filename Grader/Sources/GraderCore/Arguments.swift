@@ -54,7 +54,8 @@ public struct Arguments: Equatable, Sendable {
     EXIT CODES
       0  every graded exercise is complete (verify: every check of the course passed)
       1  not every graded exercise is complete (verify: something failed)
-      2  grading could not run: bad arguments, no toolchain, a build failure outside the exercises
+      2  grading could not run: bad arguments, no toolchain, a build failure outside the
+         exercises, or Ctrl-C
     """
 
     public init() {}

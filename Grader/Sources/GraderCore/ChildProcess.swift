@@ -73,7 +73,11 @@ public enum ChildProcess {
         var waitStatus: Int32 = 0
         while true {
             let result = waitpid(pid, &waitStatus, WNOHANG)
-            if result == pid { break }
+            if result == pid {
+                // Killed by the Ctrl-C handler: say so rather than report a crash.
+                if Interrupt.requested { killGroup(pid); return .interrupted }
+                break
+            }
             if result < 0 && errno != EINTR { return .exited(-1) }
             if Interrupt.requested {
                 killGroup(pid)
@@ -95,7 +99,7 @@ public enum ChildProcess {
     static func killGroup(_ pid: pid_t) {
         kill(-pid, SIGKILL)
         var status: Int32 = 0
-        waitpid(pid, &status, 0)
+        _ = waitpid(pid, &status, 0)
     }
 
     private static func withCStrings<R>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> R) -> R {

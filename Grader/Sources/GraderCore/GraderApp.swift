@@ -63,6 +63,10 @@ struct GradeCommand {
         let progress = TerminalProgress(style: style)
         let report = try grade(selected, progress: progress)
         progress.clear()
+        if Interrupt.requested {
+            print("Interrupted: every process the grader started was stopped; no score was recorded.")
+            return 2
+        }
         var history = History(file: layout.stateDirectory.appendingPathComponent("history.json"))
         if let warning = history.warning { print(style.yellow("Warning: " + warning)) }
         let summary = history.summary(for: report.exercises, solutions: arguments.solutions)
@@ -71,7 +75,6 @@ struct GradeCommand {
             print(style.yellow("Warning: the run could not be added to the history: \(error.localizedDescription)"))
         }
         try writeMachineReports(report)
-        if Interrupt.requested { return 2 }
         return report.allComplete ? 0 : 1
     }
 

@@ -110,8 +110,12 @@ public struct GradingSession {
         var result = Scoring.score(
             exercise, runs: streams, terminations: terminations, deadline: deadline,
             seconds: Date().timeIntervalSince(start))
-        if result.status == .complete, let race = findings.first(where: { $0.file != nil }) ?? findings.first {
-            result.status = .dataRace(race)
+        // A data race outranks failing checks (it is often their cause), not a crash or a hang.
+        if let race = findings.first(where: { $0.file != nil }) ?? findings.first {
+            switch result.status {
+            case .complete, .inProgress: result.status = .dataRace(race)
+            default: break
+            }
         }
         return result
     }
@@ -152,8 +156,10 @@ public struct GradingSession {
         if mode.sanitize {
             try? FileManager.default.removeItem(at: tsanDirectory)
             try FileManager.default.createDirectory(at: tsanDirectory, withIntermediateDirectories: true)
-            // Exit tests capture their child's standard error, so reports go to files.
-            environment["TSAN_OPTIONS"] = "log_path=\(tsanDirectory.path)/report"
+            // Exit tests capture their child's standard error, so reports go to files; and a
+            // report must not change a child's exit code, or the race shows up as a failed
+            // check instead of as the data race it is.
+            environment["TSAN_OPTIONS"] = "log_path=\(tsanDirectory.path)/report:exitcode=0"
         }
         let termination = try ChildProcess.run(
             mode.testArguments(exercise: exercise.name, eventStream: streamFile.path, excluded: excluded, skipping: skipping),

@@ -64,7 +64,7 @@ public enum TextReport {
             return ["\(what) in \(running.map { "\"\($0)\"" } ?? "the suite"): \(Scoring.crashExplanation(signal))."]
         case .dataRace(let finding):
             let place = finding.file.map { " at \($0):\(finding.line ?? 0)" } ?? ""
-            return ["ThreadSanitizer: \(finding.summary)\(place). Every check passed, but two threads touch that state without protection."]
+            return ["ThreadSanitizer: \(finding.summary)\(place): two threads touch that state at once, at least one writing, without protection."]
         }
     }
 
