@@ -11,7 +11,9 @@ struct SnapshotConsistencyTests {
     static let keys = 16
     static let unitsPerKey = 100
     static var total: Int { keys * unitsPerKey }
-    static let moves = 2_000
+    /// Writers keep moving units until both observers are done, so every observation overlaps
+    /// writes; the cap only bounds a run in which observers are stuck.
+    static let maxMoves = 200_000
     static let observations = 600
 
     @Test("snapshot() and read never see a half-done mutate")
@@ -37,11 +39,14 @@ struct SnapshotConsistencyTests {
         for key in 0..<keys { initial[key] = unitsPerKey }
         let dictionary = ThreadSafeDictionary(initial)
         let observed = Locked(Observed())
+        let observersDone = Locked(0)
         ThreadGang.run(4, in: "snapshot and read during mutate") { index in
             var random = SystemRandomNumberGenerator()
+            defer { if index >= 2 { observersDone.withLock { $0 += 1 } } }
             switch index {
             case 0, 1:  // writers: move one unit at a time between random keys
-                for _ in 0..<moves {
+                for _ in 0..<maxMoves {
+                    if observersDone.current == 2 { break }
                     let from = Int.random(in: 0..<keys, using: &random)
                     let to = (from + Int.random(in: 1..<keys, using: &random)) % keys
                     dictionary.mutate { entries in
