@@ -10,6 +10,7 @@ import PackageDescription
 /// The exercises, in course order. The grader's rubric (`Grader/rubric.json`) lists the same names.
 let allExercises = [
     "ThreadSafeDictionary",
+    "AsyncOperation",
 ]
 
 /// Exercises that come with finished code from another topic (a base class, a data type).

@@ -1,0 +1,14 @@
+import Foundation
+
+/// A ready-made `AsyncOperation`: `work` receives the operation and calls `finish()` when done.
+public final class AsyncBlockOperation: AsyncOperation, @unchecked Sendable {
+    // TODO: keep `work`.
+
+    public init(_ work: @escaping @Sendable (AsyncBlockOperation) -> Void) {
+        super.init()
+    }
+
+    public override func main() {
+        // TODO: run the work, handing it this operation.
+    }
+}

@@ -1,0 +1,55 @@
+import AsyncOperation
+import Foundation
+import KataTestSupport
+import Testing
+
+/// OperationQueue never polls: it learns that an operation started or finished from the
+/// key-value notifications for "isExecuting" and "isFinished". No notifications, a `did` sent
+/// before the state changed, or only one of the two keys, and the queue never sees the change.
+///
+/// On Apple platforms these checks read the notifications themselves. On Linux they can only
+/// see their effects (see `RecordingOperation`): a missing or early `did` for isFinished shows,
+/// a missing isExecuting announcement does not, because corelibs' OperationQueue ignores it.
+/// Real KVO on Apple platforms does not, so the README asks for both keys everywhere.
+@Suite("KVO notifications")
+struct KVOTests {
+    @Test("start() announces isExecuting: will before the change, did after it")
+    func startAnnouncesExecuting() {
+        let operation = RecordingOperation()
+        guard ThreadGang.run(1, seconds: 2, in: "start()", { _ in operation.start() }) else { return }
+        #expect(operation.state == .executing && operation.isExecuting && !operation.isFinished,
+                "After start() the operation should be executing (main() did not call finish()); state is .\(operation.state.rawValue), isExecuting \(operation.isExecuting).")
+        guard RecordingOperation.notificationsAreObservable else { return }
+        let notes = operation.notifications
+        if let problem = announcementProblem(notes, key: "isExecuting", before: false, after: true, when: "start()") {
+            Issue.record(Comment(rawValue: problem))
+        }
+        #expect(!notes.contains { $0.key == "isFinished" }, "start() announced isFinished, but the operation is not finished: \(notes).")
+    }
+
+    @Test("finish() announces isExecuting and isFinished: each will before the change, each did after it")
+    func finishAnnouncesExecutingAndFinished() {
+        let completed = DispatchSemaphore(value: 0)
+        let operation = RecordingOperation()
+        operation.completionBlock = { completed.signal() }
+        guard ThreadGang.run(1, seconds: 2, in: "start()", { _ in operation.start() }) else { return }
+        let afterStart = operation.notifications.count
+        guard ThreadGang.run(1, seconds: 2, in: "finish()", { _ in operation.finish() }) else { return }
+        #expect(operation.state == .finished && operation.isFinished && !operation.isExecuting,
+                "After finish() the operation should be finished; state is .\(operation.state.rawValue), isFinished \(operation.isFinished), isExecuting \(operation.isExecuting).")
+        // completionBlock runs when the operation is seen to finish: after a did for isFinished
+        // sent once isFinished is true.
+        if operation.isFinished {
+            Deadline.wait(for: completed, seconds: 2, in: "finish()", waitingFor: "completionBlock running",
+                          hint: "finish() must call didChangeValue(forKey: \"isFinished\") after the state became .finished.")
+        }
+        guard RecordingOperation.notificationsAreObservable else { return }
+        let notes = Array(operation.notifications.dropFirst(afterStart))
+        for problem in [
+            announcementProblem(notes, key: "isFinished", before: false, after: true, when: "finish()"),
+            announcementProblem(notes, key: "isExecuting", before: true, after: false, when: "finish()"),
+        ].compactMap({ $0 }) {
+            Issue.record(Comment(rawValue: problem))
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import AsyncOperation
+import Foundation
+import KataTestSupport
+import Testing
+
+/// Everything at once: random dependencies, random cancels, finishing from random threads,
+/// in a queue that runs a few at a time. Isolated so that a crash is a failed check.
+@Suite("Stress")
+struct StressTests {
+    static let count = 1_000
+
+    @Test("1,000 operations with random dependencies, cancels and finishing threads all finish, each main() at most once and never before its dependencies")
+    func randomGraphsFinish() async {
+        let result = await #expect(
+            processExitsWith: .success, observing: [\.standardErrorContent],
+            "The isolated stress check did not exit cleanly (see the next issue).") {
+            Watchdog.start(seconds: 30, in: "1,000 operations in a queue")
+            StressTests.runRandomGraph()
+        }
+        ExitTestReport.explain(
+            result, in: "1,000 operations in a queue",
+            crashHint: "A crash here usually means the state was read and written by several threads without the lock, or an operation finished twice.")
+    }
+
+    struct Record {
+        var mainRuns = [Int](repeating: 0, count: StressTests.count)
+        var startedEarly: [Int] = []
+    }
+
+    static func runRandomGraph() {
+        let record = Locked(Record())
+        let finishers = [DispatchQueue(label: "finisher-a", attributes: .concurrent), DispatchQueue(label: "finisher-b", attributes: .concurrent)]
+        var built: [AsyncBlockOperation] = []
+        for index in 0..<count {
+            let operation = AsyncBlockOperation { operation in
+                let early = operation.dependencies.contains { !$0.isFinished }
+                record.withLock {
+                    $0.mainRuns[index] += 1
+                    if early { $0.startedEarly.append(index) }
+                }
+                switch index % 4 {
+                case 0: operation.finish()  // at once, on the queue's thread
+                case 1: finishers[0].async { operation.finish() }
+                case 2: finishers[1].asyncAfter(deadline: .now() + .microseconds(Int.random(in: 0...500))) { operation.finish() }
+                default: Thread { operation.finish() }.start()
+                }
+            }
+            for _ in 0..<Int.random(in: 0...2) where index > 0 {
+                operation.addDependency(built[Int.random(in: max(0, index - 50)..<index)])
+            }
+            built.append(operation)
+        }
+        let operations = built
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 4
+        queue.addOperations(operations, waitUntilFinished: false)
+
+        let cancelled = Locked(Set<Int>())
+        let canceller = ThreadGang.spawn {
+            for _ in 0..<100 {
+                let index = Int.random(in: 0..<count)
+                cancelled.withLock { _ = $0.insert(index) }
+                operations[index].cancel()
+                usleep(UInt32.random(in: 0...300))
+            }
+        }
+        guard Deadline.waitUntil(seconds: 1, in: "1,000 operations in a queue", waitingFor: "the first operation running",
+                                 { record.current.mainRuns.contains { $0 > 0 } }) else { return }
+        Deadline.wait(for: canceller, seconds: 10, in: "cancelling operations", waitingFor: "100 cancels")
+        Deadline.waitUntil(seconds: 20, in: "1,000 operations in a queue", waitingFor: "every operation finishing",
+                           hint: "Every path must end in finish(): a cancelled operation finishes in start(), and finish() announces isFinished after the change.") {
+            operations.allSatisfy(\.isFinished)
+        }
+        let seen = record.current
+        let cancels = cancelled.current
+        let unfinished = operations.indices.filter { !operations[$0].isFinished }
+        let missing = operations.indices.filter { !cancels.contains($0) && seen.mainRuns[$0] != 1 }
+        let repeated = seen.mainRuns.indices.filter { seen.mainRuns[$0] > 1 }
+        #expect(unfinished.isEmpty, "\(unfinished.count) of \(count) operations never finished (first: #\(unfinished.first ?? 0)).")
+        #expect(missing.isEmpty, "\(missing.count) operations that were never cancelled did not run main() exactly once (first: #\(missing.first ?? 0), ran \(missing.first.map { seen.mainRuns[$0] } ?? 0) times).")
+        #expect(repeated.isEmpty, "main() ran more than once for \(repeated.count) operations: start() must run the work once, even when start() and cancel() race.")
+        #expect(seen.startedEarly.isEmpty, "\(seen.startedEarly.count) operations started before one of their dependencies had finished (first: #\(seen.startedEarly.first ?? 0)): isReady must respect dependencies (super.isReady).")
+    }
+}
