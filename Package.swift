@@ -11,12 +11,14 @@ import PackageDescription
 let allExercises = [
     "ThreadSafeDictionary",
     "AsyncOperation",
+    "CancellableWork",
 ]
 
 /// Exercises that come with finished code from another topic (a base class, a data type).
 /// That code lives in `Given/<Name>/` as module `<Name>Given`, shared by the stub and the
 /// solution, and the exercise module re-exports it (`@_exported import <Name>Given`).
 let allExercisesWithGivenCode: [String] = [
+    "CancellableWork",
 ]
 
 let useSolutions = Context.environment["KATA_SOLUTIONS"] == "1"

@@ -1,0 +1,108 @@
+import CancellableWork
+import Dispatch
+import Foundation
+import KataTestSupport
+import Testing
+
+/// Many batches, jobs of random length, cancels from other threads at random moments: every
+/// outcome must tell the truth about its job. Isolated so that a crash is a failed check.
+@Suite("CancellableBatch under stress")
+struct BatchStressTests {
+    static let batches = 40
+    static let jobsPerBatch = 15
+
+    @Test("40 batches with random cancels from other threads: each body runs at most once and every outcome matches what happened")
+    func outcomesMatchUnderRandomCancels() async {
+        let result = await #expect(
+            processExitsWith: .success, observing: [\.standardErrorContent],
+            "The isolated stress check did not exit cleanly (see the next issue).") {
+            Watchdog.start(seconds: 20, in: "40 batches with random cancels")
+            BatchStressTests.run()
+        }
+        ExitTestReport.explain(
+            result, in: "40 batches with random cancels",
+            crashHint: "A trap here usually means a DispatchGroup was left more often than entered, or the batch's bookkeeping was changed by two threads at once without a lock.")
+    }
+
+    struct JobLog {
+        var runs = 0
+        var sawCancel = false
+    }
+
+    static func run() {
+        let queue = DispatchQueue(label: "jobs", attributes: .concurrent)
+        let logs = Locked([[JobLog]](repeating: [JobLog](repeating: JobLog(), count: jobsPerBatch), count: batches))
+        let cancelled = Locked([Set<Int>](repeating: [], count: batches))
+        var probes: [NotifyProbe<Int>] = []
+        var all: [CancellableBatch<Int>] = []
+        for b in 0..<batches {
+            let batch = CancellableBatch<Int>(queue: queue)
+            for j in 0..<jobsPerBatch {
+                let length = Int.random(in: 0...15)  // × 100 µs
+                batch.add { token in
+                    logs.withLock { $0[b][j].runs += 1 }
+                    for _ in 0..<length {
+                        if token.isCancelled {
+                            logs.withLock { $0[b][j].sawCancel = true }
+                            return nil
+                        }
+                        usleep(100)
+                    }
+                    return b * 100 + j
+                }
+            }
+            probes.append(NotifyProbe(batch))
+            all.append(batch)
+        }
+        let batchesToCancel = all
+        let cancellers = (0..<2).map { _ in
+            ThreadGang.spawn {
+                for _ in 0..<150 {
+                    let b = Int.random(in: 0..<batches)
+                    if Int.random(in: 0..<20) == 0 {
+                        cancelled.withLock { $0[b].formUnion(0..<jobsPerBatch) }
+                        batchesToCancel[b].cancelAll()
+                    } else {
+                        let j = Int.random(in: 0..<jobsPerBatch)
+                        cancelled.withLock { _ = $0[b].insert(j) }
+                        batchesToCancel[b].cancel(j)
+                    }
+                    usleep(UInt32.random(in: 0...400))
+                }
+            }
+        }
+        for batch in all {
+            batch.start()
+            usleep(UInt32.random(in: 0...300))
+        }
+        for canceller in cancellers { Deadline.wait(for: canceller, seconds: 10, in: "the cancelling threads", waitingFor: "300 cancels") }
+        for (b, probe) in probes.enumerated() {
+            guard probe.waitForCall(seconds: 10, in: "batch \(b) of 40") else { return }
+        }
+        usleep(100_000)  // a second notify would arrive by now
+
+        let seen = logs.current
+        let cancels = cancelled.current
+        var problems: [String] = []
+        for (b, probe) in probes.enumerated() {
+            let calls = probe.calls.current
+            if calls.count != 1 { problems.append("batch \(b): notify ran \(calls.count) times"); continue }
+            let outcomes = calls[0]
+            if outcomes.count != jobsPerBatch { problems.append("batch \(b): \(outcomes.count) outcomes for \(jobsPerBatch) jobs"); continue }
+            for (j, outcome) in outcomes.enumerated() {
+                let log = seen[b][j]
+                if log.runs > 1 { problems.append("batch \(b) job \(j): body ran \(log.runs) times") }
+                switch outcome {
+                case .completed(let value):
+                    if log.runs != 1 || value != b * 100 + j { problems.append("batch \(b) job \(j): .completed(\(value)) but the body ran \(log.runs) times and returned \(b * 100 + j)") }
+                case .cancelledWhileRunning:
+                    if log.runs != 1 || !log.sawCancel { problems.append("batch \(b) job \(j): .cancelledWhileRunning but the body \(log.runs == 0 ? "never ran" : "did not stop for a cancel")") }
+                case .cancelledBeforeStart:
+                    if log.runs != 0 { problems.append("batch \(b) job \(j): .cancelledBeforeStart but the body ran") }
+                    if !cancels[b].contains(j) { problems.append("batch \(b) job \(j): .cancelledBeforeStart but it was never cancelled") }
+                }
+            }
+        }
+        #expect(problems.isEmpty, "\(problems.count) outcomes did not match what happened to their job; first: \(problems.first ?? ""). An outcome is decided by the job itself: whether its body ran, and what it returned.")
+    }
+}
