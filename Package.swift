@@ -12,6 +12,7 @@ let allExercises = [
     "ThreadSafeDictionary",
     "AsyncOperation",
     "CancellableWork",
+    "ThrottledDownloader",
 ]
 
 /// Exercises that come with finished code from another topic (a base class, a data type).
@@ -19,6 +20,7 @@ let allExercises = [
 /// solution, and the exercise module re-exports it (`@_exported import <Name>Given`).
 let allExercisesWithGivenCode: [String] = [
     "CancellableWork",
+    "ThrottledDownloader",
 ]
 
 let useSolutions = Context.environment["KATA_SOLUTIONS"] == "1"

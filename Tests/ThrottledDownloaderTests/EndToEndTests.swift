@@ -1,0 +1,39 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import KataTestSupport
+import Testing
+import ThrottledDownloader
+
+/// The real thing: URLSessionTransport against an HTTP server on 127.0.0.1 that the check
+/// starts. The server counts the requests it serves at once, so the limit is measured where it
+/// matters: on the other end of the connection.
+@Suite("End to end over HTTP")
+struct EndToEndTests {
+    @Test("Against a loopback HTTP server, at most maxConcurrent requests arrive at once, exactly that many at the peak, and every body arrives intact")
+    func loopbackServerSeesTheLimit() {
+        guard let server = LoopbackHTTPServer(latency: 0.08, maxRequests: 40) else {
+            Issue.record("Could not start the test's HTTP server on 127.0.0.1.")
+            return
+        }
+        defer { server.stop() }
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpMaximumConnectionsPerHost = 16  // above the downloader's limit, so the downloader's limit is the one that counts
+        configuration.timeoutIntervalForRequest = 10
+        let session = URLSession(configuration: configuration)
+        defer { session.invalidateAndCancel() }
+        let downloader = ThrottledDownloader(transport: URLSessionTransport(session: session), maxConcurrent: 3)
+        let paths = (0..<12).map { "image-\($0).bin" }
+        let probe = CompletionProbe()
+        downloader.download(paths.map(server.url), completion: probe.completion)
+        guard probe.waitForCall(seconds: 15, in: "12 HTTP downloads limited to 3") else { return }
+        let intact = zip(paths, probe.results).filter { path, result in
+            if case .success(let data) = result { return data == LoopbackHTTPServer.body(for: path) }
+            return false
+        }.count
+        #expect(intact == 12, "\(intact) of 12 bodies arrived intact; results: \(probe.results.map(describe).prefix(4))….")
+        #expect(server.meter.peak <= 3, "The server was serving \(server.meter.peak) requests at once; the downloader's limit is 3.")
+        #expect(server.meter.peak == 3 || intact < 12, "The server never saw more than \(server.meter.peak) requests at once: with 12 URLs and maxConcurrent 3 it should see 3.")
+    }
+}

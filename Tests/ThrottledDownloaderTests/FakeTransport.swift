@@ -1,0 +1,106 @@
+import Dispatch
+import Foundation
+import KataTestSupport
+import Testing
+import ThrottledDownloader
+
+/// A transport the checks control: it counts fetches in flight and decides per URL whether to
+/// answer after a delay, fail, hold the answer until the check releases it, or never answer.
+final class FakeTransport: Transport, @unchecked Sendable {
+    enum Behaviour: Sendable {
+        case succeed(after: Double)
+        case fail(after: Double)
+        /// Answers only when the check calls `releaseHeld()`.
+        case hold
+        /// Never answers within the downloader's timeout; answers twice `after` seconds later.
+        case lateTwice(after: Double)
+    }
+
+    struct FakeError: Error, CustomStringConvertible {
+        let url: URL
+        var description: String { "fake failure for \(url.lastPathComponent)" }
+    }
+
+    /// Fetches in flight, as the transport sees them (held and late ones excluded from the
+    /// meter when `meterHeldAndLate` is false).
+    let meter = ConcurrencyMeter()
+    let fetched = Locked([URL]())
+    private let held = Locked([@Sendable () -> Void]())
+    private let behaviour: @Sendable (URL) -> Behaviour
+    private let answers = DispatchQueue(label: "fake-transport", attributes: .concurrent)
+
+    init(_ behaviour: @escaping @Sendable (URL) -> Behaviour) {
+        self.behaviour = behaviour
+    }
+
+    static func body(for url: URL) -> Data { Data("body of \(url.absoluteString)".utf8) }
+
+    func fetch(_ url: URL, completion: @escaping @Sendable (Result<Data, any Error>) -> Void) {
+        fetched.withLock { $0.append(url) }
+        switch behaviour(url) {
+        case .succeed(let delay):
+            meter.enter()
+            answers.asyncAfter(deadline: .now() + delay) { [meter] in
+                meter.leave()
+                completion(.success(FakeTransport.body(for: url)))
+            }
+        case .fail(let delay):
+            meter.enter()
+            answers.asyncAfter(deadline: .now() + delay) { [meter] in
+                meter.leave()
+                completion(.failure(FakeError(url: url)))
+            }
+        case .hold:
+            meter.enter()
+            held.withLock { $0.append { [meter] in meter.leave(); completion(.success(FakeTransport.body(for: url))) } }
+        case .lateTwice(let delay):
+            answers.asyncAfter(deadline: .now() + delay) {
+                completion(.success(Data("late".utf8)))
+                completion(.success(Data("duplicate".utf8)))
+            }
+        }
+    }
+
+    /// Answers every held fetch (late, if the downloader already gave up on them).
+    func releaseHeld() {
+        let waiting = held.withLock { list -> [@Sendable () -> Void] in
+            defer { list.removeAll() }
+            return list
+        }
+        for answer in waiting { answer() }
+    }
+
+    var fetchCount: Int { fetched.current.count }
+}
+
+/// Records the calls of a download's completion.
+final class CompletionProbe: @unchecked Sendable {
+    let calls = Locked([[Result<Data, DownloadError>]]())
+    private let called = DispatchSemaphore(value: 0)
+
+    var completion: @Sendable ([Result<Data, DownloadError>]) -> Void {
+        { [self] results in
+            calls.withLock { $0.append(results) }
+            called.signal()
+        }
+    }
+
+    @discardableResult
+    func waitForCall(seconds: Double = 5, in place: String) -> Bool {
+        Deadline.wait(for: called, seconds: seconds, in: place, waitingFor: "the download's completion",
+                      hint: "completion runs once every URL has a result: leave the DispatchGroup exactly once per URL.")
+    }
+
+    var results: [Result<Data, DownloadError>] { calls.current.first ?? [] }
+}
+
+func urls(_ count: Int, _ prefix: String = "file") -> [URL] {
+    (0..<count).map { URL(string: "https://kata.invalid/\(prefix)-\($0)")! }
+}
+
+func describe(_ result: Result<Data, DownloadError>) -> String {
+    switch result {
+    case .success(let data): ".success(\(data.count) bytes)"
+    case .failure(let error): ".failure(.\(error))"
+    }
+}

@@ -1,0 +1,90 @@
+import Dispatch
+import Foundation
+import KataTestSupport
+import Testing
+import ThrottledDownloader
+
+/// One result per URL, in input order, exactly once; timeouts that free a slot exactly once;
+/// cancellation that keeps pending URLs away from the network.
+@Suite("Results, timeouts and cancellation")
+struct ResultTests {
+    @Test("Results come in input order, one per URL; a failing URL does not affect the others; completion runs once, also for an empty list")
+    func resultsInInputOrder() {
+        // Later URLs answer first, and every fifth one fails.
+        let transport = FakeTransport { url in
+            let index = Int(url.lastPathComponent.split(separator: "-").last ?? "") ?? 0
+            return index % 5 == 3 ? .fail(after: 0.001) : .succeed(after: Double(20 - index) * 0.001)
+        }
+        let downloader = ThrottledDownloader(transport: transport, maxConcurrent: 20)
+        let probe = CompletionProbe()
+        let list = urls(20)
+        downloader.download(list, completion: probe.completion)
+        guard probe.waitForCall(in: "20 downloads") else { return }
+        let expected = list.enumerated().map { index, url -> String in
+            index % 5 == 3 ? describe(.failure(.failed("fake failure for \(url.lastPathComponent)"))) : describe(.success(FakeTransport.body(for: url)))
+        }
+        let got = probe.results.map(describe)
+        #expect(got == expected, "Results were \(got.prefix(5))…; expected one per URL in input order, failures as .failed(\"<the error>\"): store each result at its URL's index, not in the order fetches finish.")
+        let bodiesMatch = zip(list, probe.results).allSatisfy { url, result in
+            if case .success(let data) = result { return data == FakeTransport.body(for: url) }
+            return true
+        }
+        #expect(bodiesMatch, "A URL got another URL's data.")
+
+        let empty = CompletionProbe()
+        downloader.download([], completion: empty.completion)
+        empty.waitForCall(seconds: 1, in: "a download of no URLs")
+        usleep(100_000)
+        #expect(probe.calls.current.count == 1 && empty.calls.current.count == 1 && empty.results.isEmpty,
+                "completion must run exactly once per download call (20 URLs: \(probe.calls.current.count) times; no URLs: \(empty.calls.current.count) times).")
+    }
+
+    @Test("A fetch that never calls back times out as .timedOut and frees its slot exactly once, whatever comes late")
+    func timeoutFreesSlotOnce() {
+        // Two fetches answer only after the 1 s timeout, twice, while thirty 40 ms fetches
+        // still wait behind them: a slot given back twice lets more than 2 of those run at once.
+        let transport = FakeTransport { url in
+            url.lastPathComponent.hasPrefix("hang") ? .lateTwice(after: 1.2) : .succeed(after: 0.04)
+        }
+        let downloader = ThrottledDownloader(transport: transport, maxConcurrent: 2, timeout: .seconds(1))
+        let probe = CompletionProbe()
+        let list = urls(2, "hang") + urls(30, "slow")
+        downloader.download(list, completion: probe.completion)
+        guard probe.waitForCall(seconds: 8, in: "downloads with two fetches that never answer in time") else { return }
+        Thread.sleep(forTimeInterval: 0.3)  // let the late answers arrive
+        let got = probe.results.map(describe)
+        #expect(Array(got.prefix(2)) == [describe(.failure(.timedOut)), describe(.failure(.timedOut))],
+                "The two fetches that did not answer within the timeout should be .timedOut; got \(got.prefix(2)). Start a timer for each fetch (asyncAfter) and settle the URL when it fires.")
+        #expect(got.dropFirst(2).allSatisfy { $0.hasPrefix(".success") }, "The other 30 URLs should succeed: a timed-out fetch must give its slot back.")
+        #expect(transport.meter.peak <= 2,
+                "\(transport.meter.peak) slow fetches were in flight at once with maxConcurrent 2: a late or duplicate callback gave back a slot that the timeout had already given back. Settle each fetch once (timeout or callback, whichever is first) and free its slot only then.")
+        #expect(probe.calls.current.count == 1, "completion ran \(probe.calls.current.count) times; late callbacks must not change anything.")
+    }
+
+    @Test("cancelAll() while work is pending and in flight: pending URLs never reach the transport, completion fires once with .cancelled")
+    func cancelAllStopsPendingAndInFlight() {
+        let transport = FakeTransport { _ in .hold }
+        let downloader = ThrottledDownloader(transport: transport, maxConcurrent: 2)
+        let probe = CompletionProbe()
+        downloader.download(urls(10), completion: probe.completion)
+        guard Deadline.waitUntil(seconds: 1, in: "10 downloads limited to 2", waitingFor: "the first 2 fetches starting",
+                                 hint: "download should start fetching right away, up to maxConcurrent at a time.", { transport.fetchCount >= 2 }) else { return }
+        downloader.cancelAll()
+        guard probe.waitForCall(seconds: 2, in: "cancelAll() with 2 fetches in flight and 8 pending") else { return }
+        Thread.sleep(forTimeInterval: 0.2)
+        transport.releaseHeld()  // the in-flight fetches answer after all, too late
+        Thread.sleep(forTimeInterval: 0.1)
+        #expect(transport.fetchCount == 2, "\(transport.fetchCount) URLs reached the transport; after cancelAll() the 8 pending ones must never be fetched.")
+        #expect(probe.results.map(describe) == Array(repeating: describe(.failure(.cancelled)), count: 10),
+                "After cancelAll() every URL should be .cancelled, the two in flight included; got \(probe.results.map(describe).prefix(3))….")
+        #expect(probe.calls.current.count == 1, "completion ran \(probe.calls.current.count) times; it must run exactly once, however late the cancelled fetches answer.")
+    }
+
+    @Test("maxConcurrent below 1 is a precondition failure")
+    func rejectsLimitBelowOne() async {
+        await #expect(processExitsWith: .failure,
+                      "ThrottledDownloader(maxConcurrent: 0) should stop with a precondition failure: a limit of 0 would never fetch anything. Use precondition(maxConcurrent >= 1, \"…\").") {
+            _ = ThrottledDownloader(transport: FakeTransport { _ in .hold }, maxConcurrent: 0)
+        }
+    }
+}

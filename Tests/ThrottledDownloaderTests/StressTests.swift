@@ -1,0 +1,87 @@
+import Dispatch
+import Foundation
+import KataTestSupport
+import Testing
+import ThrottledDownloader
+
+/// Many calls at once with random latencies, failures, timeouts and cancels. Isolated so that a
+/// crash is a failed check.
+@Suite("Downloader under stress")
+struct DownloaderStressTests {
+    @Test("30 calls with random latencies, failures, timeouts and cancels: each completes once, with one true result per URL")
+    func randomWorkloads() async {
+        let result = await #expect(
+            processExitsWith: .success, observing: [\.standardErrorContent],
+            "The isolated stress check did not exit cleanly (see the next issue).") {
+            Watchdog.start(seconds: 30, in: "30 download calls at random")
+            DownloaderStressTests.run()
+        }
+        ExitTestReport.explain(
+            result, in: "30 download calls at random",
+            crashHint: "A trap here usually means a DispatchGroup was left more often than entered (a URL settled twice), or shared bookkeeping was changed by two threads at once.")
+    }
+
+    static func run() {
+        let transport = FakeTransport { url in
+            switch url.lastPathComponent.hash & 15 {
+            case 0: .fail(after: Double.random(in: 0...0.003))
+            case 1: .lateTwice(after: 0.2)
+            default: .succeed(after: Double.random(in: 0...0.003))
+            }
+        }
+        // Timed-out and cancelled fetches give their slot back while the transport may still be
+        // busy with them, so the transport's own count is no measure of the limit here.
+        let downloader = ThrottledDownloader(transport: transport, maxConcurrent: 3, timeout: .milliseconds(100))
+        let calls = (0..<30).map { call in urls(Int.random(in: 0...25), "c\(call)") }
+        let probes = calls.map { _ in CompletionProbe() }
+        let cancels = Locked(0)
+        ThreadGang.run(4, seconds: 10, in: "30 download calls at random") { thread in
+            for call in stride(from: thread, to: calls.count, by: 4) {
+                downloader.download(calls[call], completion: probes[call].completion)
+                if Int.random(in: 0..<8) == 0 {
+                    usleep(UInt32.random(in: 0...2_000))
+                    downloader.cancelAll()
+                    cancels.withLock { $0 += 1 }
+                }
+                usleep(UInt32.random(in: 0...1_000))
+            }
+        }
+        // Three more calls after the last cancelAll(): nothing may cancel them.
+        let finalCalls = (0..<3).map { urls(12, "final\($0)") }
+        let finalProbes = finalCalls.map { _ in CompletionProbe() }
+        for (list, probe) in zip(finalCalls, finalProbes) { downloader.download(list, completion: probe.completion) }
+        for (call, probe) in (probes + finalProbes).enumerated() {
+            guard probe.waitForCall(seconds: 15, in: "download call \(call) of 33") else { return }
+        }
+        Thread.sleep(forTimeInterval: 0.3)  // late and duplicate answers arrive
+        var problems: [String] = []
+        for (call, probe) in probes.enumerated() {
+            if probe.calls.current.count != 1 { problems.append("call \(call): completion ran \(probe.calls.current.count) times") }
+            let results = probe.results
+            if results.count != calls[call].count { problems.append("call \(call): \(results.count) results for \(calls[call].count) URLs"); continue }
+            for (url, result) in zip(calls[call], results) {
+                switch result {
+                case .success(let data) where data != FakeTransport.body(for: url):
+                    problems.append("\(url.lastPathComponent): wrong data")
+                case .failure(.failed) where url.lastPathComponent.hash & 15 != 0:
+                    problems.append("\(url.lastPathComponent): .failed but the transport did not fail it")
+                case .failure(.timedOut) where url.lastPathComponent.hash & 15 != 1:
+                    problems.append("\(url.lastPathComponent): .timedOut but the transport answered in time")
+                default: break
+                }
+            }
+        }
+        for (list, probe) in zip(finalCalls, finalProbes) {
+            for (url, result) in zip(list, probe.results) {
+                let expected: String = switch url.lastPathComponent.hash & 15 {
+                case 0: describe(.failure(.failed(String(describing: FakeTransport.FakeError(url: url)))))
+                case 1: describe(.failure(.timedOut))
+                default: describe(.success(FakeTransport.body(for: url)))
+                }
+                if describe(result) != expected { problems.append("\(url.lastPathComponent) (after the last cancelAll): \(describe(result)), expected \(expected)") }
+            }
+            if probe.results.count != list.count { problems.append("a call after the last cancelAll: \(probe.results.count) results for \(list.count) URLs") }
+        }
+        #expect(problems.isEmpty, "\(problems.count) problems in 33 random calls (\(cancels.current) cancelAll); first: \(problems.first ?? "").")
+    }
+}

@@ -1,0 +1,104 @@
+import Dispatch
+import Foundation
+import KataTestSupport
+import Testing
+import ThrottledDownloader
+
+/// The throttle: never more than `maxConcurrent` fetches in flight, exactly that many when there
+/// is enough work, one shared limit for every call, and a caller that is never blocked.
+@Suite("Throttling")
+struct ThrottleTests {
+    @Test("Never more than maxConcurrent fetches in flight, and exactly maxConcurrent when there is enough work")
+    func limitIsReachedNeverExceeded() {
+        let transport = FakeTransport { _ in .succeed(after: Double.random(in: 0.002...0.006)) }
+        let downloader = ThrottledDownloader(transport: transport, maxConcurrent: 3)
+        let probe = CompletionProbe()
+        downloader.download(urls(30), completion: probe.completion)
+        guard probe.waitForCall(in: "30 downloads limited to 3") else { return }
+        #expect(transport.fetchCount == 30, "\(transport.fetchCount) of 30 URLs reached the transport.")
+        #expect(transport.meter.peak <= 3, "\(transport.meter.peak) fetches were in flight at once with maxConcurrent 3: take a slot from the semaphore before each fetch, and give it back when the fetch is over.")
+        #expect(transport.meter.peak == 3 || transport.fetchCount < 30, "At most \(transport.meter.peak) fetches were in flight at once; with 30 URLs and maxConcurrent 3 the downloader should keep 3 going. A throttle that waits for each fetch before starting the next serialises everything.")
+    }
+
+    @Test("download returns at once for 1,000 URLs while every fetch is still pending")
+    func downloadReturnsAtOnce() {
+        let transport = FakeTransport { _ in .hold }
+        let downloader = ThrottledDownloader(transport: transport, maxConcurrent: 4)
+        let probe = CompletionProbe()
+        let returned = ThreadGang.run(1, seconds: 2, in: "download(_:completion:) with 1,000 URLs") { _ in
+            downloader.download(urls(1_000), completion: probe.completion)
+        }
+        #expect(returned, "download(_:completion:) did not return while the fetches were pending: it must not wait for slots on the caller's thread (a semaphore.wait() in the caller's loop blocks it, and a caller on the main thread freezes the app).")
+        Deadline.waitUntil(seconds: 1, in: "download of 1,000 URLs", waitingFor: "the first 4 fetches starting",
+                           hint: "download should start fetching right away, up to maxConcurrent at a time.") { transport.fetchCount >= 4 }
+        #expect(transport.fetchCount == 4, "\(transport.fetchCount) fetches started while the first 4 were still pending; expected exactly 4.")
+        downloader.cancelAll()
+        transport.releaseHeld()
+    }
+
+    @Test("While 500 URLs wait for a slot, the process's thread count stays small")
+    func threadCountStaysBounded() async {
+        let result = await #expect(
+            processExitsWith: .success, observing: [\.standardErrorContent],
+            "The isolated thread-count check did not exit cleanly (see the next issue).") {
+            Watchdog.start(in: "500 URLs waiting for 2 slots")
+            ThrottleTests.countThreadsWhileWaiting()
+        }
+        ExitTestReport.explain(result, in: "500 URLs waiting for 2 slots", crashHint: "A crash here can mean the process ran out of threads.")
+    }
+
+    static let extraThreadsAllowed = 24
+
+    static func countThreadsWhileWaiting() {
+        let transport = FakeTransport { _ in .hold }
+        let downloader = ThrottledDownloader(transport: transport, maxConcurrent: 2)
+        let before = ThreadCount.current()
+        let probe = CompletionProbe()
+        downloader.download(urls(500), completion: probe.completion)
+        guard Deadline.waitUntil(seconds: 1, in: "500 URLs waiting for 2 slots", waitingFor: "the first 2 fetches starting", { transport.fetchCount >= 2 }) else { return }
+        Thread.sleep(forTimeInterval: 0.5)  // time for a thread-per-URL design to pile up
+        let during = ThreadCount.current()
+        #expect(during - before <= extraThreadsAllowed,
+                "The process went from \(before) to \(during) threads while 500 URLs waited for 2 slots. Waiting must not park one blocked thread per URL (a semaphore.wait() per URL on a global queue): let one private serial queue wait for slots and start the fetches.")
+        transport.releaseHeld()
+        Deadline.waitUntil(seconds: 10, in: "500 URLs through 2 slots", waitingFor: "every fetch answered") {
+            transport.releaseHeld()
+            return probe.calls.current.count == 1
+        }
+        let successes = probe.results.filter { if case .success = $0 { true } else { false } }.count
+        #expect(successes == 500, "\(successes) of 500 downloads succeeded once the transport answered.")
+    }
+
+    @Test("Several download calls at once share the one limit")
+    func callsShareTheLimit() {
+        let transport = FakeTransport { _ in .succeed(after: 0.004) }
+        let downloader = ThrottledDownloader(transport: transport, maxConcurrent: 2)
+        let probes = (0..<3).map { _ in CompletionProbe() }
+        ThreadGang.run(3, in: "three download calls at once") { index in
+            downloader.download(urls(10, "call\(index)"), completion: probes[index].completion)
+        }
+        for probe in probes { probe.waitForCall(in: "three download calls sharing 2 slots") }
+        #expect(transport.meter.peak <= 2, "\(transport.meter.peak) fetches were in flight at once across three calls with maxConcurrent 2: every call must share one semaphore, not make its own.")
+        #expect(probes.map { $0.calls.current.count } == [1, 1, 1] && transport.fetchCount == 30,
+                "Each of the three calls should complete once after its 10 fetches; completions \(probes.map { $0.calls.current.count }), fetches \(transport.fetchCount).")
+    }
+}
+
+/// The number of threads in this process.
+enum ThreadCount {
+    static func current() -> Int {
+        #if os(Linux)
+        return (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? 0
+        #elseif canImport(Darwin)
+        var threads: thread_act_array_t?
+        var count: mach_msg_type_number_t = 0
+        guard task_threads(mach_task_self_, &threads, &count) == KERN_SUCCESS else { return 0 }
+        if let threads {
+            vm_deallocate(mach_task_self_, vm_address_t(UInt(bitPattern: threads)), vm_size_t(Int(count) * MemoryLayout<thread_t>.stride))
+        }
+        return Int(count)
+        #else
+        return 0
+        #endif
+    }
+}
