@@ -13,6 +13,7 @@ let allExercises = [
     "AsyncOperation",
     "CancellableWork",
     "ThrottledDownloader",
+    "DependencyPipeline",
 ]
 
 /// Exercises that come with finished code from another topic (a base class, a data type).
@@ -21,6 +22,7 @@ let allExercises = [
 let allExercisesWithGivenCode: [String] = [
     "CancellableWork",
     "ThrottledDownloader",
+    "DependencyPipeline",
 ]
 
 let useSolutions = Context.environment["KATA_SOLUTIONS"] == "1"

@@ -1,0 +1,79 @@
+import DependencyPipeline
+import Foundation
+import KataTestSupport
+import Testing
+
+/// Hundreds of items of random sizes and forms, random load delays and failures, corrupt files,
+/// and pipelines cancelled at random moments; every result must match a sequential reference.
+/// Isolated so that a crash is a failed check.
+@Suite("Pipeline under stress")
+struct PipelineStressTests {
+    @Test("150 random items in 6 pipelines, some cancelled at random: every result matches the sequential reference or is .cancelled where a cancel came")
+    func resultsMatchReference() async {
+        let result = await #expect(
+            processExitsWith: .success, observing: [\.standardErrorContent],
+            "The isolated stress check did not exit cleanly (see the next issue).") {
+            Watchdog.start(seconds: 30, in: "6 pipelines of 25 random items")
+            PipelineStressTests.run()
+        }
+        ExitTestReport.explain(
+            result, in: "6 pipelines of 25 random items",
+            crashHint: "A crash here usually means a stage read another stage's output while it was being written, or the decoder trusted a corrupt header.")
+    }
+
+    enum Expected { case image(Bitmap), loadFailure, decodeFailure }
+
+    static func run() {
+        var work: [(pipeline: ImagePipeline, sources: [TestSource], expected: [Expected], filters: [Filter], cancelled: Bool)] = []
+        let filterChoices: [Filter] = [.invert, .grayscale, .threshold(90), .boxBlur(radius: 1), .boxBlur(radius: 2)]
+        for p in 0..<6 {
+            let filters = (0..<Int.random(in: 0...3)).map { _ in filterChoices.randomElement()! }
+            var sources: [TestSource] = []
+            var expected: [Expected] = []
+            for i in 0..<25 {
+                let (image, file) = TestImages.random(width: Int.random(in: 1...9), height: Int.random(in: 1...9), color: Bool.random(), plain: Bool.random())
+                let delay = Double.random(in: 0...0.003)
+                switch Int.random(in: 0..<20) {
+                case 0:
+                    sources.append(TestSource("p\(p)-\(i)", bytes: nil, delay: delay))
+                    expected.append(.loadFailure)
+                case 1:
+                    sources.append(TestSource("p\(p)-\(i)", bytes: file.prefix(file.count / 2), delay: delay))
+                    expected.append(.decodeFailure)
+                default:
+                    sources.append(TestSource("p\(p)-\(i)", bytes: file, delay: delay))
+                    expected.append(.image(filters.reduce(image) { ReferenceFilter.apply($1, to: $0) }))
+                }
+            }
+            work.append((ImagePipeline(maxConcurrentOperations: Int.random(in: 1...4)), sources, expected, filters, p % 3 == 2))
+        }
+        let probes = work.map { _ in PipelineProbe() }
+        for (index, item) in work.enumerated() {
+            item.pipeline.process(item.sources, filters: item.filters, completion: probes[index].completion)
+        }
+        for item in work where item.cancelled {
+            usleep(UInt32.random(in: 0...20_000))
+            item.pipeline.cancelAll()
+        }
+        for (index, probe) in probes.enumerated() {
+            guard probe.waitForCall(seconds: 15, in: "pipeline \(index) of 6") else { return }
+        }
+        Thread.sleep(forTimeInterval: 0.1)
+        var problems: [String] = []
+        for (index, item) in work.enumerated() {
+            let calls = probes[index].calls.current
+            if calls.count != 1 { problems.append("pipeline \(index): completion ran \(calls.count) times") }
+            let results = calls.first ?? []
+            if results.count != item.expected.count { problems.append("pipeline \(index): \(results.count) results for 25 items"); continue }
+            for (i, (result, expected)) in zip(results, item.expected).enumerated() {
+                switch (result, expected) {
+                case (.failure(.cancelled), _) where item.cancelled: continue
+                case (.success(let got), .image(let want)) where got == want: continue
+                case (.failure(.load), .loadFailure), (.failure(.decode), .decodeFailure): continue
+                default: problems.append("pipeline \(index) item \(i): \(describe(result)), expected \(expected)\(item.cancelled ? " or .cancelled" : "")")
+                }
+            }
+        }
+        #expect(problems.isEmpty, "\(problems.count) of 150 results did not match the sequential reference; first: \(problems.first ?? "").")
+    }
+}
