@@ -1,16 +1,5 @@
-/// A pixel operation of the pipeline.
-public enum Filter: Sendable, Equatable {
-    /// Every sample becomes 255 minus itself.
-    case invert
-    /// RGB becomes one gray channel: (299 R + 587 G + 114 B + 500) / 1000. Gray stays gray.
-    case grayscale
-    /// Grayscale first, then 255 where the sample is at least the threshold, else 0.
-    case threshold(UInt8)
-    /// Each sample becomes the rounded mean of the samples of its channel in the square of
-    /// side 2 × radius + 1 around it, counting only pixels inside the image. Radius 0 (or
-    /// less) changes nothing.
-    case boxBlur(radius: Int)
-
+extension Filter {
+    /// The filtered image; see the doc comment of each case in the given `Filter` for its rule.
     public func apply(to bitmap: Bitmap) -> Bitmap {
         switch self {
         case .invert:
