@@ -4,34 +4,31 @@ import Foundation
 import KataTestSupport
 import Testing
 
-/// Records every call of a batch's notify completion, so checks can count them.
+/// Records every call of a batch's notify completion, and whether it ran on the notify queue.
 final class NotifyProbe<Value: Sendable>: @unchecked Sendable {
-    let calls = Locked([[JobOutcome<Value>]]())
-    let onQueue = Locked([Bool]())
-    private let called = DispatchSemaphore(value: 0)
+    let recorder = CallRecorder<(outcomes: [JobOutcome<Value>], onQueue: Bool)>()
     let queue = DispatchQueue(label: "notify-probe")
     private let key = DispatchSpecificKey<Bool>()
 
     init(_ batch: CancellableBatch<Value>) {
         queue.setSpecific(key: key, value: true)
-        batch.notify(queue: queue) { [self] outcomes in
-            onQueue.withLock { $0.append(DispatchQueue.getSpecific(key: key) == true) }
-            calls.withLock { $0.append(outcomes) }
-            called.signal()
+        batch.notify(queue: queue) { [recorder, key] outcomes in
+            recorder.record((outcomes, DispatchQueue.getSpecific(key: key) == true))
         }
     }
+
+    var calls: [[JobOutcome<Value>]] { recorder.calls.map(\.outcomes) }
+    var onQueue: [Bool] { recorder.calls.map(\.onQueue) }
 
     /// Waits for the first call; false (with "deadlock suspected") if none came in time.
     @discardableResult
     func waitForCall(seconds: Double = 3, in place: String) -> Bool {
-        Deadline.wait(for: called, seconds: seconds, in: place, waitingFor: "the notify completion",
-                      hint: "notify's completion runs once every job has completed or been cancelled, including jobs cancelled before they started.")
+        recorder.waitForFirstCall(seconds: seconds, in: place, waitingFor: "the notify completion",
+                                  hint: "notify's completion runs once every job has completed or been cancelled, including jobs cancelled before they started.")
     }
 
     /// True if the completion was called within `seconds` (used to prove it was NOT called yet).
-    func wasCalled(within seconds: Double) -> Bool {
-        called.wait(timeout: .now() + seconds) == .success
-    }
+    func wasCalled(within seconds: Double) -> Bool { recorder.wasCalled(within: seconds) }
 }
 
 /// A gate a job waits at, with a bound so that no job blocks forever.

@@ -85,7 +85,7 @@ struct BatchStressTests {
         let cancels = cancelled.current
         var problems: [String] = []
         for (b, probe) in probes.enumerated() {
-            let calls = probe.calls.current
+            let calls = probe.calls
             if calls.count != 1 { problems.append("batch \(b): notify ran \(calls.count) times"); continue }
             let outcomes = calls[0]
             if outcomes.count != jobsPerBatch { problems.append("batch \(b): \(outcomes.count) outcomes for \(jobsPerBatch) jobs"); continue }

@@ -29,7 +29,7 @@ struct BatchTests {
         release.open()
         guard probe.waitForCall(in: "a batch with jobs cancelled before they started") else { return }
         #expect(bodiesRun.current == [0], "Only job 0's body should have run; bodies run: \(bodiesRun.current). A job cancelled before it started must never run its body (cancel its DispatchWorkItem, and check the token before calling the body).")
-        let outcomes = probe.calls.current.first ?? []
+        let outcomes = probe.calls.first ?? []
         #expect(describe(outcomes) == describe([JobOutcome<Int>.completed(0), .cancelledBeforeStart, .cancelledBeforeStart]),
                 "Outcomes were \(describe(outcomes)); expected [.completed(0), .cancelledBeforeStart, .cancelledBeforeStart].")
         #expect(batch.wait(timeout: .now() + 1) == .success, "wait(timeout:) should return .success once the batch has ended.")
@@ -75,11 +75,11 @@ struct BatchTests {
         mayReturn.open()
         guard probe.waitForCall(in: "a batch with a cancelled running job") else { return }
         #expect(returned.current, "notify fired before the cancelled body returned.")
-        let outcomes = probe.calls.current.first ?? []
+        let outcomes = probe.calls.first ?? []
         #expect(describe(outcomes) == describe([JobOutcome<String>.cancelledWhileRunning, .completed("done")]),
                 "Outcomes were \(describe(outcomes)); expected [.cancelledWhileRunning, .completed(\"done\")]: a body that ran and returned nil after a cancel is .cancelledWhileRunning.")
         usleep(100_000)
-        #expect(probe.calls.current.count == 1, "notify's completion ran \(probe.calls.current.count) times; it must run exactly once.")
+        #expect(probe.calls.count == 1, "notify's completion ran \(probe.calls.count) times; it must run exactly once.")
     }
 
     @Test("notify fires exactly once, on its queue, with outcomes in add order; also when registered after the end")
@@ -97,11 +97,11 @@ struct BatchTests {
         late.waitForCall(seconds: 1, in: "notify registered after the batch ended")
         usleep(100_000)
         let expected = describe((0..<20).map { JobOutcome<Int>.completed($0 * 10) })
-        #expect(early.calls.current.count == 1, "notify's completion ran \(early.calls.current.count) times; it must run exactly once.")
-        #expect(early.calls.current.first.map(describe) == expected,
-                "Outcomes were \(early.calls.current.first.map(describe) ?? "none"); expected them in add order: \(expected). Store each outcome at its job's index, not in the order jobs finish.")
-        #expect(early.onQueue.current == [true], "notify's completion must run on the queue passed to notify(queue:_:).")
-        #expect(late.calls.current.count == 1 && late.calls.current.first.map(describe) == expected,
+        #expect(early.calls.count == 1, "notify's completion ran \(early.calls.count) times; it must run exactly once.")
+        #expect(early.calls.first.map(describe) == expected,
+                "Outcomes were \(early.calls.first.map(describe) ?? "none"); expected them in add order: \(expected). Store each outcome at its job's index, not in the order jobs finish.")
+        #expect(early.onQueue == [true], "notify's completion must run on the queue passed to notify(queue:_:).")
+        #expect(late.calls.count == 1 && late.calls.first.map(describe) == expected,
                 "A completion registered after the batch ended should be called once, with the same outcomes.")
     }
 
@@ -124,11 +124,11 @@ struct BatchTests {
         guard allProbe.waitForCall(seconds: 1, in: "a batch cancelled before start") else { return }
         usleep(50_000)
         #expect(ran.current == 0, "\(ran.current) bodies ran although cancelAll() came before start().")
-        #expect(allProbe.calls.current.count == 1, "notify's completion ran \(allProbe.calls.current.count) times; it must run exactly once.")
-        #expect(allProbe.calls.current.first.map(describe) == describe([JobOutcome<Int>](repeating: .cancelledBeforeStart, count: 5)),
-                "Every job should be .cancelledBeforeStart; got \(allProbe.calls.current.first.map(describe) ?? "none").")
-        #expect(emptyProbe.calls.current.count == 1 && emptyProbe.calls.current.first?.isEmpty == true,
-                "An empty batch should notify once with no outcomes; got \(emptyProbe.calls.current.count) calls.")
+        #expect(allProbe.calls.count == 1, "notify's completion ran \(allProbe.calls.count) times; it must run exactly once.")
+        #expect(allProbe.calls.first.map(describe) == describe([JobOutcome<Int>](repeating: .cancelledBeforeStart, count: 5)),
+                "Every job should be .cancelledBeforeStart; got \(allProbe.calls.first.map(describe) ?? "none").")
+        #expect(emptyProbe.calls.count == 1 && emptyProbe.calls.first?.isEmpty == true,
+                "An empty batch should notify once with no outcomes; got \(emptyProbe.calls.count) calls.")
     }
 
     @Test("wait(timeout:) returns .timedOut while a job is still blocked, then .success once it returns")

@@ -85,6 +85,6 @@ struct DependencyTests {
         guard ended else { return }
         #expect(probe.results.map(describe) == Array(repeating: describe(.failure(.cancelled)), count: 6),
                 "After cancelAll() every unfinished item should be .failure(.cancelled); got \(probe.results.map(describe)). A stage whose dependency was cancelled has no input and must report .cancelled, not run on nothing.")
-        #expect(probe.calls.current.count == 1, "The completion ran \(probe.calls.current.count) times; it must run exactly once.")
+        #expect(probe.calls.count == 1, "The completion ran \(probe.calls.count) times; it must run exactly once.")
     }
 }

@@ -61,7 +61,7 @@ struct PipelineStressTests {
         Thread.sleep(forTimeInterval: 0.1)
         var problems: [String] = []
         for (index, item) in work.enumerated() {
-            let calls = probes[index].calls.current
+            let calls = probes[index].calls
             if calls.count != 1 { problems.append("pipeline \(index): completion ran \(calls.count) times") }
             let results = calls.first ?? []
             if results.count != item.expected.count { problems.append("pipeline \(index): \(results.count) results for 25 items"); continue }

@@ -143,23 +143,18 @@ final class TestSource: DataSource, @unchecked Sendable {
 
 /// Collects the pipeline's completion calls.
 final class PipelineProbe: @unchecked Sendable {
-    let calls = Locked([[Result<Bitmap, PipelineError>]]())
-    private let called = DispatchSemaphore(value: 0)
+    let recorder = CallRecorder<[Result<Bitmap, PipelineError>]>()
 
-    var completion: @Sendable ([Result<Bitmap, PipelineError>]) -> Void {
-        { [self] results in
-            calls.withLock { $0.append(results) }
-            called.signal()
-        }
-    }
+    var completion: @Sendable ([Result<Bitmap, PipelineError>]) -> Void { { [recorder] in recorder.record($0) } }
 
     @discardableResult
     func waitForCall(seconds: Double = 5, in place: String) -> Bool {
-        Deadline.wait(for: called, seconds: seconds, in: place, waitingFor: "the pipeline's completion",
-                      hint: "One operation that depends on the last stage of every chain should call the completion; cancelAll() must not cancel it.")
+        recorder.waitForFirstCall(seconds: seconds, in: place, waitingFor: "the pipeline's completion",
+                                  hint: "One operation that depends on the last stage of every chain should call the completion; cancelAll() must not cancel it.")
     }
 
-    var results: [Result<Bitmap, PipelineError>] { calls.current.first ?? [] }
+    var calls: [[Result<Bitmap, PipelineError>]] { recorder.calls }
+    var results: [Result<Bitmap, PipelineError>] { recorder.first ?? [] }
 }
 
 func describe(_ result: Result<Bitmap, PipelineError>) -> String {

@@ -99,3 +99,21 @@ struct SupportTests {
         #expect(ExitTestReport.explain(clean, in: "a clean check", crashHint: "unused"))
     }
 }
+
+@Suite("CallRecorder")
+struct CallRecorderTests {
+    @Test("CallRecorder counts calls, waits for the first with a deadline, and proves that none came")
+    func recordsAndWaits() {
+        let recorder = CallRecorder<Int>()
+        #expect(!recorder.wasCalled(within: 0.02))
+        withKnownIssue("nothing calls it") {
+            recorder.waitForFirstCall(seconds: 0.05, in: "a silent completion", waitingFor: "a call")
+        } matching: { issue in
+            issue.comments.contains { $0.rawValue.hasPrefix("Deadlock suspected in a silent completion") }
+        }
+        ThreadGang.run(3, in: "three callers") { recorder.record($0) }
+        #expect(recorder.waitForFirstCall(seconds: 1, in: "three callers", waitingFor: "a call"))
+        #expect(recorder.calls.sorted() == [0, 1, 2])
+        #expect(recorder.wasCalled(within: 0))
+    }
+}

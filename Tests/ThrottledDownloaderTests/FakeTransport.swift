@@ -75,23 +75,18 @@ final class FakeTransport: Transport, @unchecked Sendable {
 
 /// Records the calls of a download's completion.
 final class CompletionProbe: @unchecked Sendable {
-    let calls = Locked([[Result<Data, DownloadError>]]())
-    private let called = DispatchSemaphore(value: 0)
+    let recorder = CallRecorder<[Result<Data, DownloadError>]>()
 
-    var completion: @Sendable ([Result<Data, DownloadError>]) -> Void {
-        { [self] results in
-            calls.withLock { $0.append(results) }
-            called.signal()
-        }
-    }
+    var completion: @Sendable ([Result<Data, DownloadError>]) -> Void { { [recorder] in recorder.record($0) } }
 
     @discardableResult
     func waitForCall(seconds: Double = 5, in place: String) -> Bool {
-        Deadline.wait(for: called, seconds: seconds, in: place, waitingFor: "the download's completion",
-                      hint: "completion runs once every URL has a result: leave the DispatchGroup exactly once per URL.")
+        recorder.waitForFirstCall(seconds: seconds, in: place, waitingFor: "the download's completion",
+                                  hint: "completion runs once every URL has a result: leave the DispatchGroup exactly once per URL.")
     }
 
-    var results: [Result<Data, DownloadError>] { calls.current.first ?? [] }
+    var calls: [[Result<Data, DownloadError>]] { recorder.calls }
+    var results: [Result<Data, DownloadError>] { recorder.first ?? [] }
 }
 
 func urls(_ count: Int, _ prefix: String = "file") -> [URL] {

@@ -35,8 +35,8 @@ struct ResultTests {
         downloader.download([], completion: empty.completion)
         empty.waitForCall(seconds: 1, in: "a download of no URLs")
         usleep(100_000)
-        #expect(probe.calls.current.count == 1 && empty.calls.current.count == 1 && empty.results.isEmpty,
-                "completion must run exactly once per download call (20 URLs: \(probe.calls.current.count) times; no URLs: \(empty.calls.current.count) times).")
+        #expect(probe.calls.count == 1 && empty.calls.count == 1 && empty.results.isEmpty,
+                "completion must run exactly once per download call (20 URLs: \(probe.calls.count) times; no URLs: \(empty.calls.count) times).")
     }
 
     @Test("A fetch that never calls back times out as .timedOut and frees its slot exactly once, whatever comes late")
@@ -58,7 +58,7 @@ struct ResultTests {
         #expect(got.dropFirst(2).allSatisfy { $0.hasPrefix(".success") }, "The other 30 URLs should succeed: a timed-out fetch must give its slot back.")
         #expect(transport.meter.peak <= 2,
                 "\(transport.meter.peak) slow fetches were in flight at once with maxConcurrent 2: a late or duplicate callback gave back a slot that the timeout had already given back. Settle each fetch once (timeout or callback, whichever is first) and free its slot only then.")
-        #expect(probe.calls.current.count == 1, "completion ran \(probe.calls.current.count) times; late callbacks must not change anything.")
+        #expect(probe.calls.count == 1, "completion ran \(probe.calls.count) times; late callbacks must not change anything.")
     }
 
     @Test("cancelAll() while work is pending and in flight: pending URLs never reach the transport, completion fires once with .cancelled")
@@ -77,7 +77,7 @@ struct ResultTests {
         #expect(transport.fetchCount == 2, "\(transport.fetchCount) URLs reached the transport; after cancelAll() the 8 pending ones must never be fetched.")
         #expect(probe.results.map(describe) == Array(repeating: describe(.failure(.cancelled)), count: 10),
                 "After cancelAll() every URL should be .cancelled, the two in flight included; got \(probe.results.map(describe).prefix(3))….")
-        #expect(probe.calls.current.count == 1, "completion ran \(probe.calls.current.count) times; it must run exactly once, however late the cancelled fetches answer.")
+        #expect(probe.calls.count == 1, "completion ran \(probe.calls.count) times; it must run exactly once, however late the cancelled fetches answer.")
     }
 
     @Test("maxConcurrent below 1 is a precondition failure")

@@ -56,7 +56,7 @@ struct DownloaderStressTests {
         Thread.sleep(forTimeInterval: 0.3)  // late and duplicate answers arrive
         var problems: [String] = []
         for (call, probe) in probes.enumerated() {
-            if probe.calls.current.count != 1 { problems.append("call \(call): completion ran \(probe.calls.current.count) times") }
+            if probe.calls.count != 1 { problems.append("call \(call): completion ran \(probe.calls.count) times") }
             let results = probe.results
             if results.count != calls[call].count { problems.append("call \(call): \(results.count) results for \(calls[call].count) URLs"); continue }
             for (url, result) in zip(calls[call], results) {

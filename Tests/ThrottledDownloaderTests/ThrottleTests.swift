@@ -63,7 +63,7 @@ struct ThrottleTests {
         transport.releaseHeld()
         Deadline.waitUntil(seconds: 10, in: "500 URLs through 2 slots", waitingFor: "every fetch answered") {
             transport.releaseHeld()
-            return probe.calls.current.count == 1
+            return probe.calls.count == 1
         }
         let successes = probe.results.filter { if case .success = $0 { true } else { false } }.count
         #expect(successes == 500, "\(successes) of 500 downloads succeeded once the transport answered.")
@@ -79,8 +79,8 @@ struct ThrottleTests {
         }
         for probe in probes { probe.waitForCall(in: "three download calls sharing 2 slots") }
         #expect(transport.meter.peak <= 2, "\(transport.meter.peak) fetches were in flight at once across three calls with maxConcurrent 2: every call must share one semaphore, not make its own.")
-        #expect(probes.map { $0.calls.current.count } == [1, 1, 1] && transport.fetchCount == 30,
-                "Each of the three calls should complete once after its 10 fetches; completions \(probes.map { $0.calls.current.count }), fetches \(transport.fetchCount).")
+        #expect(probes.map { $0.calls.count } == [1, 1, 1] && transport.fetchCount == 30,
+                "Each of the three calls should complete once after its 10 fetches; completions \(probes.map { $0.calls.count }), fetches \(transport.fetchCount).")
     }
 }
 
