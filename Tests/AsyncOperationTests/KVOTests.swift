@@ -16,7 +16,7 @@ struct KVOTests {
     @Test("start() announces isExecuting: will before the change, did after it")
     func startAnnouncesExecuting() {
         let operation = RecordingOperation()
-        guard ThreadGang.run(1, seconds: 2, in: "start()", { _ in operation.start() }) else { return }
+        guard ThreadGang.run(1, seconds: Deadline.promptSeconds, in: "start()", { _ in operation.start() }) else { return }
         #expect(operation.state == .executing && operation.isExecuting && !operation.isFinished,
                 "After start() the operation should be executing (main() did not call finish()); state is .\(operation.state.rawValue), isExecuting \(operation.isExecuting).")
         guard RecordingOperation.notificationsAreObservable else { return }
@@ -32,15 +32,15 @@ struct KVOTests {
         let completed = DispatchSemaphore(value: 0)
         let operation = RecordingOperation()
         operation.completionBlock = { completed.signal() }
-        guard ThreadGang.run(1, seconds: 2, in: "start()", { _ in operation.start() }) else { return }
+        guard ThreadGang.run(1, seconds: Deadline.promptSeconds, in: "start()", { _ in operation.start() }) else { return }
         let afterStart = operation.notifications.count
-        guard ThreadGang.run(1, seconds: 2, in: "finish()", { _ in operation.finish() }) else { return }
+        guard ThreadGang.run(1, seconds: Deadline.promptSeconds, in: "finish()", { _ in operation.finish() }) else { return }
         #expect(operation.state == .finished && operation.isFinished && !operation.isExecuting,
                 "After finish() the operation should be finished; state is .\(operation.state.rawValue), isFinished \(operation.isFinished), isExecuting \(operation.isExecuting).")
         // completionBlock runs when the operation is seen to finish: after a did for isFinished
         // sent once isFinished is true.
         if operation.isFinished {
-            Deadline.wait(for: completed, seconds: 2, in: "finish()", waitingFor: "completionBlock running",
+            Deadline.wait(for: completed, seconds: Deadline.promptSeconds, in: "finish()", waitingFor: "completionBlock running",
                           hint: "finish() must call didChangeValue(forKey: \"isFinished\") after the state became .finished.")
         }
         guard RecordingOperation.notificationsAreObservable else { return }

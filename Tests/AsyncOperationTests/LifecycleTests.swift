@@ -10,7 +10,7 @@ struct LifecycleTests {
     @Test("main() that calls finish() at once leaves the operation .finished")
     func immediateFinishEndsFinished() {
         let operation = AsyncBlockOperation { $0.finish() }
-        guard ThreadGang.run(1, seconds: 2, in: "start() of an operation that finishes at once", { _ in operation.start() }) else { return }
+        guard ThreadGang.run(1, seconds: Deadline.promptSeconds, in: "start() of an operation that finishes at once", { _ in operation.start() }) else { return }
         #expect(operation.state == .finished && operation.isFinished && !operation.isExecuting,
                 "main() called finish() at once, yet after start() the state is .\(operation.state.rawValue) (isFinished \(operation.isFinished), isExecuting \(operation.isExecuting)). Enter .executing before calling main(), never after: otherwise start() overwrites .finished with .executing.")
     }
@@ -26,7 +26,7 @@ struct LifecycleTests {
         queue.addOperations([operation, dependent], waitUntilFinished: false)
         operation.cancel()
         queue.isSuspended = false
-        let ran = Deadline.wait(for: dependentRan, seconds: 1.5, in: "a queue holding a cancelled AsyncOperation", waitingFor: "its dependent running",
+        let ran = Deadline.wait(for: dependentRan, seconds: Deadline.promptSeconds, in: "a queue holding a cancelled AsyncOperation", waitingFor: "its dependent running",
                                 hint: "The queue still calls start() on a cancelled operation: start() must see isCancelled and finish().")
         #expect(operation.mainRuns.current == 0, "main() ran although the operation was cancelled before it started: start() must check isCancelled first and finish instead.")
         guard ran else { return }
@@ -56,7 +56,7 @@ struct LifecycleTests {
         dependent.addDependency(operation)
         let queue = OperationQueue()
         queue.addOperations([operation, dependent], waitUntilFinished: false)
-        guard Deadline.wait(for: running, seconds: 1, in: "an AsyncBlockOperation in a queue", waitingFor: "its work running",
+        guard Deadline.wait(for: running, seconds: Deadline.promptSeconds, in: "an AsyncBlockOperation in a queue", waitingFor: "its work running",
                             hint: "start() should call main(), and AsyncBlockOperation.main() should run the work.") else { return }
 
         operation.cancel()
@@ -65,7 +65,7 @@ struct LifecycleTests {
                 "After cancel() the work is still running, so the operation must stay .executing; it is .\(operation.state.rawValue). cancel() must not finish it: the work sees isCancelled and calls finish() itself.")
         #expect(!dependentRan.current, "The dependent ran while the cancelled operation's work was still running.")
         proceed.signal()
-        Deadline.waitUntil(seconds: 2, in: "a cancelled operation whose work called finish()", waitingFor: "isFinished") { operation.isFinished }
+        Deadline.waitUntil(seconds: Deadline.promptSeconds, in: "a cancelled operation whose work called finish()", waitingFor: "isFinished") { operation.isFinished }
         #expect(sawCancel.current == true, "The running work should see isCancelled == true after cancel().")
     }
 
@@ -107,7 +107,7 @@ struct LifecycleTests {
             if operation.state != .finished { problems.append("state .\(operation.state.rawValue)") }
         }
         if problems.isEmpty {
-            Deadline.waitUntil(seconds: 2, in: "finish() from several threads", waitingFor: "100 completion blocks") { completions.current >= 100 }
+            Deadline.waitUntil(seconds: Deadline.promptSeconds, in: "finish() from several threads", waitingFor: "100 completion blocks") { completions.current >= 100 }
             usleep(50_000)  // a duplicate completion would arrive by now
             if completions.current != 100 { problems.append("\(completions.current) completion blocks for 100 operations") }
         }
@@ -126,10 +126,10 @@ struct LifecycleTests {
         operation.completionBlock = { completed.signal() }
         #expect(operation.isAsynchronous, "isAsynchronous should be true: the operation returns from start() before its work is done.")
         #expect(operation.isReady && operation.state == .ready, "A new operation without dependencies should be ready.")
-        guard ThreadGang.run(1, seconds: 2, in: "start() called by hand", { _ in operation.start() }) else { return }
-        guard Deadline.wait(for: workRan, seconds: 1, in: "an operation started by hand", waitingFor: "its work running",
+        guard ThreadGang.run(1, seconds: Deadline.promptSeconds, in: "start() called by hand", { _ in operation.start() }) else { return }
+        guard Deadline.wait(for: workRan, seconds: Deadline.promptSeconds, in: "an operation started by hand", waitingFor: "its work running",
                             hint: "start() should call main(), and AsyncBlockOperation.main() should run the work.") else { return }
-        Deadline.wait(for: completed, seconds: 2, in: "an operation started by hand", waitingFor: "completionBlock running after finish()",
+        Deadline.wait(for: completed, seconds: Deadline.promptSeconds, in: "an operation started by hand", waitingFor: "completionBlock running after finish()",
                       hint: "completionBlock runs when the operation announces isFinished (didChangeValue(forKey: \"isFinished\") after the change).")
         #expect(operation.state == .finished, "After finish() the state should be .finished; it is .\(operation.state.rawValue).")
     }
@@ -140,7 +140,7 @@ struct LifecycleTests {
         let second = AsyncBlockOperation { $0.finish() }
         second.addDependency(first)
         #expect(!second.isReady, "An operation whose dependency has not finished must not be ready: combine super.isReady (the dependencies) with your own state.")
-        guard ThreadGang.run(1, seconds: 2, in: "start() of the dependency", { _ in first.start() }) else { return }
+        guard ThreadGang.run(1, seconds: Deadline.promptSeconds, in: "start() of the dependency", { _ in first.start() }) else { return }
         first.finish()
         #expect(second.isReady, "Once its dependency finished, the operation should be ready: super.isReady turns true when the dependency announces isFinished.")
     }

@@ -18,7 +18,7 @@ struct QueueTests {
         dependent.addDependency(asyncWork)
         queue.addOperations([asyncWork, dependent], waitUntilFinished: false)
 
-        guard Deadline.wait(for: mainReturned, seconds: 1, in: "OperationQueue starting an AsyncBlockOperation",
+        guard Deadline.wait(for: mainReturned, seconds: Deadline.promptSeconds, in: "OperationQueue starting an AsyncBlockOperation",
                             waitingFor: "its work running", hint: "start() should call main(), and AsyncBlockOperation.main() should run the work.") else { return }
         #expect(dependentStarted.wait(timeout: .now() + 0.3) == .timedOut,
                 "The dependent started although the operation had not called finish(): the queue thought it was finished when main() returned. Override isAsynchronous, isExecuting and isFinished, and do not call super.start().")
@@ -40,7 +40,7 @@ struct QueueTests {
         }
         let queue = OperationQueue()
         let done = ThreadGang.spawn { queue.addOperations(operations, waitUntilFinished: true) }
-        guard Deadline.wait(for: started, seconds: 1, in: "OperationQueue starting 4 AsyncBlockOperations", waitingFor: "their work running",
+        guard Deadline.wait(for: started, seconds: Deadline.promptSeconds, in: "OperationQueue starting 4 AsyncBlockOperations", waitingFor: "their work running",
                             hint: "start() should call main(), and AsyncBlockOperation.main() should run the work.") else { return }
         let returned = Deadline.wait(for: done, seconds: 5, in: "addOperations(_:waitUntilFinished: true)", waitingFor: "the call returning")
         #expect(returned, "The queue never learned that the operations finished: finish() must send willChangeValue/didChangeValue for \"isFinished\" (and \"isExecuting\").")
@@ -65,7 +65,7 @@ struct QueueTests {
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = limit
         queue.addOperations(operations, waitUntilFinished: false)
-        guard Deadline.waitUntil(seconds: 1, in: "a queue limited to 3 operations", waitingFor: "the first operation running",
+        guard Deadline.waitUntil(seconds: Deadline.promptSeconds, in: "a queue limited to 3 operations", waitingFor: "the first operation running",
                                  hint: "start() should call main(), and AsyncBlockOperation.main() should run the work.", { meter.totalEntries > 0 }) else { return }
         Deadline.waitUntil(seconds: 5, in: "a queue limited to 3 operations", waitingFor: "15 operations finishing",
                            hint: "After finish(), the queue starts the next operation only if it heard didChangeValue(forKey: \"isFinished\").") {

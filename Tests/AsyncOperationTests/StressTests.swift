@@ -64,7 +64,7 @@ struct StressTests {
                 usleep(UInt32.random(in: 0...300))
             }
         }
-        guard Deadline.waitUntil(seconds: 1, in: "1,000 operations in a queue", waitingFor: "the first operation running",
+        guard Deadline.waitUntil(seconds: Deadline.promptSeconds, in: "1,000 operations in a queue", waitingFor: "the first operation running",
                                  { record.current.mainRuns.contains { $0 > 0 } }) else { return }
         Deadline.wait(for: canceller, seconds: 10, in: "cancelling operations", waitingFor: "100 cancels")
         Deadline.waitUntil(seconds: 20, in: "1,000 operations in a queue", waitingFor: "every operation finishing",

@@ -23,7 +23,7 @@ struct BatchTests {
         batch.cancel(2)  // before start() is even called
         let probe = NotifyProbe(batch)
         batch.start()
-        guard Deadline.wait(for: firstRunning, seconds: 1, in: "a started batch", waitingFor: "its first job running",
+        guard Deadline.wait(for: firstRunning, seconds: Deadline.promptSeconds, in: "a started batch", waitingFor: "its first job running",
                             hint: "start() should submit each job to the queue as a DispatchWorkItem.") else { return }
         batch.cancel(1)
         release.open()
@@ -64,10 +64,10 @@ struct BatchTests {
         batch.add { _ in "done" }
         let probe = NotifyProbe(batch)
         batch.start()
-        guard Deadline.wait(for: running, seconds: 1, in: "a started batch", waitingFor: "the job running",
+        guard Deadline.wait(for: running, seconds: Deadline.promptSeconds, in: "a started batch", waitingFor: "the job running",
                             hint: "start() should submit each job to the queue as a DispatchWorkItem.") else { return }
         batch.cancel(0)
-        Deadline.waitUntil(seconds: 2, in: "a running job", waitingFor: "the job seeing its token cancelled",
+        Deadline.waitUntil(seconds: Deadline.promptSeconds, in: "a running job", waitingFor: "the job seeing its token cancelled",
                            hint: "cancel(_:) must set the job's cancellation flag; the token the job received reads it.") { sawCancel.current }
         // The body has seen the cancel but has not returned: the batch must not be over.
         #expect(!probe.wasCalled(within: 0.2), "notify fired while a cancelled job's body was still running: the batch ends only when every body has returned. Do not leave() the group for a job that has started: Dispatch leaves it when the item returns.")
@@ -94,7 +94,7 @@ struct BatchTests {
         guard early.waitForCall(in: "a batch of 20 jobs") else { return }
         #expect(batch.wait(timeout: .now() + 1) == .success, "wait(timeout:) should return .success once the batch has ended.")
         let late = NotifyProbe(batch)
-        late.waitForCall(seconds: 1, in: "notify registered after the batch ended")
+        late.waitForCall(seconds: Deadline.promptSeconds, in: "notify registered after the batch ended")
         usleep(100_000)
         let expected = describe((0..<20).map { JobOutcome<Int>.completed($0 * 10) })
         #expect(early.calls.count == 1, "notify's completion ran \(early.calls.count) times; it must run exactly once.")
@@ -112,7 +112,7 @@ struct BatchTests {
         let emptyProbe = NotifyProbe(empty)
         #expect(!emptyProbe.wasCalled(within: 0.05), "notify fired before start(): the batch has not ended yet.")
         empty.start()
-        emptyProbe.waitForCall(seconds: 1, in: "an empty batch")
+        emptyProbe.waitForCall(seconds: Deadline.promptSeconds, in: "an empty batch")
         #expect(empty.wait(timeout: .now() + 1) == .success, "An empty batch ends as soon as it starts: wait should return .success.")
 
         let all = CancellableBatch<Int>(queue: DispatchQueue(label: "jobs"))
@@ -121,7 +121,7 @@ struct BatchTests {
         let allProbe = NotifyProbe(all)
         all.cancelAll()
         all.start()
-        guard allProbe.waitForCall(seconds: 1, in: "a batch cancelled before start") else { return }
+        guard allProbe.waitForCall(seconds: Deadline.promptSeconds, in: "a batch cancelled before start") else { return }
         usleep(50_000)
         #expect(ran.current == 0, "\(ran.current) bodies ran although cancelAll() came before start().")
         #expect(allProbe.calls.count == 1, "notify's completion ran \(allProbe.calls.count) times; it must run exactly once.")
@@ -138,7 +138,7 @@ struct BatchTests {
         let release = Gate()
         batch.add { _ in running.signal(); release.pass(); return 1 }
         batch.start()
-        guard Deadline.wait(for: running, seconds: 1, in: "a started batch", waitingFor: "its job running",
+        guard Deadline.wait(for: running, seconds: Deadline.promptSeconds, in: "a started batch", waitingFor: "its job running",
                             hint: "start() should submit each job to the queue as a DispatchWorkItem.") else { return }
         #expect(batch.wait(timeout: .now() + 0.1) == .timedOut, "wait(timeout:) should return .timedOut while a job is still running.")
         release.open()

@@ -74,11 +74,11 @@ struct DependencyTests {
         let probe = PipelineProbe()
         let pipeline = ImagePipeline(maxConcurrentOperations: 2)
         pipeline.process(sources, filters: [.invert, .grayscale], completion: probe.completion)
-        guard Deadline.waitUntil(seconds: 1, in: "a pipeline of 6 held loads", waitingFor: "the first 2 loads starting",
+        guard Deadline.waitUntil(seconds: Deadline.promptSeconds, in: "a pipeline of 6 held loads", waitingFor: "the first 2 loads starting",
                                  hint: "LoadOperation.main() should call source.load.", { loads.current >= 2 }) else { return }
         pipeline.cancelAll()
         let loadsAtCancel = loads.current
-        let ended = probe.waitForCall(seconds: 2, in: "a pipeline after cancelAll()")
+        let ended = probe.waitForCall(seconds: Deadline.promptSeconds, in: "a pipeline after cancelAll()")
         for source in sources { source.releaseLoad() }  // the loads in flight deliver, too late
         Thread.sleep(forTimeInterval: 0.2)
         #expect(loads.current == loadsAtCancel, "\(loads.current - loadsAtCancel) loads started after cancelAll() returned: every stage must check isCancelled before it starts work.")

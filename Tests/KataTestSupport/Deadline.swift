@@ -8,6 +8,11 @@ public enum Deadline {
     /// other core busy, and short enough that a deadlocked exercise is reported quickly.
     public static let defaultSeconds: Double = 5
 
+    /// The patience for something a correct solution does within milliseconds (a queue
+    /// starting an operation, a job starting): generous even on a loaded machine, and short
+    /// enough that an untouched stub, which never does it, fails quickly.
+    public static let promptSeconds: Double = 3
+
     /// Waits for `semaphore`; on a miss records "deadlock suspected in <place>" and returns false.
     @discardableResult
     public static func wait(

@@ -14,6 +14,8 @@ final class FakeTransport: Transport, @unchecked Sendable {
         case hold
         /// Never answers within the downloader's timeout; answers twice `after` seconds later.
         case lateTwice(after: Double)
+        /// Answers only when the check calls `answerLateTwice()`, and then twice.
+        case holdThenAnswerTwice
     }
 
     struct FakeError: Error, CustomStringConvertible {
@@ -58,6 +60,18 @@ final class FakeTransport: Transport, @unchecked Sendable {
                 completion(.success(Data("late".utf8)))
                 completion(.success(Data("duplicate".utf8)))
             }
+        case .holdThenAnswerTwice:
+            late.withLock { $0.append(completion) }
+        }
+    }
+
+    private let late = Locked([@Sendable (Result<Data, any Error>) -> Void]())
+
+    /// Answers every `.holdThenAnswerTwice` fetch, twice: a late answer and a duplicate.
+    func answerLateTwice() {
+        for completion in late.current {
+            completion(.success(Data("late".utf8)))
+            completion(.success(Data("duplicate".utf8)))
         }
     }
 

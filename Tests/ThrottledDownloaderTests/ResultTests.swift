@@ -33,7 +33,7 @@ struct ResultTests {
 
         let empty = CompletionProbe()
         downloader.download([], completion: empty.completion)
-        empty.waitForCall(seconds: 1, in: "a download of no URLs")
+        empty.waitForCall(seconds: Deadline.promptSeconds, in: "a download of no URLs")
         usleep(100_000)
         #expect(probe.calls.count == 1 && empty.calls.count == 1 && empty.results.isEmpty,
                 "completion must run exactly once per download call (20 URLs: \(probe.calls.count) times; no URLs: \(empty.calls.count) times).")
@@ -41,15 +41,21 @@ struct ResultTests {
 
     @Test("A fetch that never calls back times out as .timedOut and frees its slot exactly once, whatever comes late")
     func timeoutFreesSlotOnce() {
-        // Two fetches answer only after the 1 s timeout, twice, while thirty 40 ms fetches
+        // Two fetches answer only after they timed out (1 s, far above the 40 ms of the others
+        // even on a loaded machine), twice, while thirty 40 ms fetches
         // still wait behind them: a slot given back twice lets more than 2 of those run at once.
         let transport = FakeTransport { url in
-            url.lastPathComponent.hasPrefix("hang") ? .lateTwice(after: 1.2) : .succeed(after: 0.04)
+            url.lastPathComponent.hasPrefix("hang") ? .holdThenAnswerTwice : .succeed(after: 0.04)
         }
         let downloader = ThrottledDownloader(transport: transport, maxConcurrent: 2, timeout: .seconds(1))
         let probe = CompletionProbe()
         let list = urls(2, "hang") + urls(30, "slow")
         downloader.download(list, completion: probe.completion)
+        // Two slow fetches started: both hanging fetches have timed out and given their slots back.
+        guard Deadline.waitUntil(seconds: 5, in: "downloads with two fetches that never answer", waitingFor: "the timeouts freeing both slots",
+                                 hint: "Start a timer for each fetch (asyncAfter); when it fires first, settle the URL as .timedOut and free its slot.",
+                                 { transport.fetched.current.filter { $0.lastPathComponent.hasPrefix("slow") }.count >= 2 }) else { return }
+        transport.answerLateTwice()
         guard probe.waitForCall(seconds: 8, in: "downloads with two fetches that never answer in time") else { return }
         Thread.sleep(forTimeInterval: 0.3)  // let the late answers arrive
         let got = probe.results.map(describe)
@@ -67,10 +73,10 @@ struct ResultTests {
         let downloader = ThrottledDownloader(transport: transport, maxConcurrent: 2)
         let probe = CompletionProbe()
         downloader.download(urls(10), completion: probe.completion)
-        guard Deadline.waitUntil(seconds: 1, in: "10 downloads limited to 2", waitingFor: "the first 2 fetches starting",
+        guard Deadline.waitUntil(seconds: Deadline.promptSeconds, in: "10 downloads limited to 2", waitingFor: "the first 2 fetches starting",
                                  hint: "download should start fetching right away, up to maxConcurrent at a time.", { transport.fetchCount >= 2 }) else { return }
         downloader.cancelAll()
-        guard probe.waitForCall(seconds: 2, in: "cancelAll() with 2 fetches in flight and 8 pending") else { return }
+        guard probe.waitForCall(seconds: Deadline.promptSeconds, in: "cancelAll() with 2 fetches in flight and 8 pending") else { return }
         Thread.sleep(forTimeInterval: 0.2)
         transport.releaseHeld()  // the in-flight fetches answer after all, too late
         Thread.sleep(forTimeInterval: 0.1)

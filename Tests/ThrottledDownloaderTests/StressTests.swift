@@ -25,13 +25,13 @@ struct DownloaderStressTests {
         let transport = FakeTransport { url in
             switch url.lastPathComponent.hash & 15 {
             case 0: .fail(after: Double.random(in: 0...0.003))
-            case 1: .lateTwice(after: 0.2)
+            case 1: .lateTwice(after: 2.0)  // long after the 500 ms timeout, even on a loaded machine
             default: .succeed(after: Double.random(in: 0...0.003))
             }
         }
         // Timed-out and cancelled fetches give their slot back while the transport may still be
         // busy with them, so the transport's own count is no measure of the limit here.
-        let downloader = ThrottledDownloader(transport: transport, maxConcurrent: 3, timeout: .milliseconds(100))
+        let downloader = ThrottledDownloader(transport: transport, maxConcurrent: 3, timeout: .milliseconds(500))
         let calls = (0..<30).map { call in urls(Int.random(in: 0...25), "c\(call)") }
         let probes = calls.map { _ in CompletionProbe() }
         let cancels = Locked(0)
@@ -53,7 +53,7 @@ struct DownloaderStressTests {
         for (call, probe) in (probes + finalProbes).enumerated() {
             guard probe.waitForCall(seconds: 15, in: "download call \(call) of 33") else { return }
         }
-        Thread.sleep(forTimeInterval: 0.3)  // late and duplicate answers arrive
+        Thread.sleep(forTimeInterval: 0.3)  // duplicate completions would arrive by now
         var problems: [String] = []
         for (call, probe) in probes.enumerated() {
             if probe.calls.count != 1 { problems.append("call \(call): completion ran \(probe.calls.count) times") }

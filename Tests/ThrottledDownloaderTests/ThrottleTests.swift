@@ -25,11 +25,11 @@ struct ThrottleTests {
         let transport = FakeTransport { _ in .hold }
         let downloader = ThrottledDownloader(transport: transport, maxConcurrent: 4)
         let probe = CompletionProbe()
-        let returned = ThreadGang.run(1, seconds: 2, in: "download(_:completion:) with 1,000 URLs") { _ in
+        let returned = ThreadGang.run(1, seconds: Deadline.promptSeconds, in: "download(_:completion:) with 1,000 URLs") { _ in
             downloader.download(urls(1_000), completion: probe.completion)
         }
         #expect(returned, "download(_:completion:) did not return while the fetches were pending: it must not wait for slots on the caller's thread (a semaphore.wait() in the caller's loop blocks it, and a caller on the main thread freezes the app).")
-        Deadline.waitUntil(seconds: 1, in: "download of 1,000 URLs", waitingFor: "the first 4 fetches starting",
+        Deadline.waitUntil(seconds: Deadline.promptSeconds, in: "download of 1,000 URLs", waitingFor: "the first 4 fetches starting",
                            hint: "download should start fetching right away, up to maxConcurrent at a time.") { transport.fetchCount >= 4 }
         #expect(transport.fetchCount == 4, "\(transport.fetchCount) fetches started while the first 4 were still pending; expected exactly 4.")
         downloader.cancelAll()
@@ -55,7 +55,7 @@ struct ThrottleTests {
         let before = ThreadCount.current()
         let probe = CompletionProbe()
         downloader.download(urls(500), completion: probe.completion)
-        guard Deadline.waitUntil(seconds: 1, in: "500 URLs waiting for 2 slots", waitingFor: "the first 2 fetches starting", { transport.fetchCount >= 2 }) else { return }
+        guard Deadline.waitUntil(seconds: Deadline.promptSeconds, in: "500 URLs waiting for 2 slots", waitingFor: "the first 2 fetches starting", { transport.fetchCount >= 2 }) else { return }
         Thread.sleep(forTimeInterval: 0.5)  // time for a thread-per-URL design to pile up
         let during = ThreadCount.current()
         #expect(during - before <= extraThreadsAllowed,
