@@ -50,6 +50,8 @@ struct DecodingTests {
             ("an unsupported P7 file", Data("P7\n1 1\n255\n".utf8) + Data([0])),
             ("a P5 raster shorter than the header says", Data("P5\n4 4\n255\n".utf8) + Data([1, 2, 3])),
             ("a P6 header claiming 100000×100000 pixels", Data("P6\n100000 100000\n255\n".utf8) + Data(repeating: 7, count: 30)),
+            ("a P3 header claiming 100000×100000 pixels", Data("P3\n100000 100000\n255\n1 2 3\n".utf8)),
+            ("a P5 sample above maxval", Data("P5\n2 1\n100\n".utf8) + Data([50, 200])),
             ("a P2 file with too few samples", Data("P2\n2 2\n15\n1 2 3\n".utf8)),
             ("a P2 file with a word for its height", Data("P2\n2 x\n15\n1 2 3 4\n".utf8)),
             ("a P2 sample above maxval", Data("P2\n1 1\n15\n16\n".utf8)),
