@@ -33,11 +33,19 @@ let excluded = Set((Context.environment["KATA_EXCLUDE"] ?? "").split(separator: 
 let exercises = allExercises.filter { !excluded.contains($0) }
 let exercisesWithGivenCode = allExercisesWithGivenCode.filter { !excluded.contains($0) }
 
+/// `KATA_VARIANT=<Name>`: build each exercise from `Grader/Variants/<Exercise>/<Name>/`, one of the
+/// wrong implementations `grader verify` grades to prove the suites' caps (the grader leaves out,
+/// with `KATA_EXCLUDE`, the exercises that have no such variant).
+let variant = Context.environment["KATA_VARIANT"].flatMap { $0.isEmpty ? nil : $0 }
+
 /// Files in an exercise folder that are for the learner to read, not to compile.
 let learnerDocuments = ["README.md", "HINTS.md"]
 
 func exerciseTarget(_ name: String) -> Target {
     let given: [Target.Dependency] = exercisesWithGivenCode.contains(name) ? [.target(name: "\(name)Given")] : []
+    if let variant {
+        return .target(name: name, dependencies: given + ["KataTripwire"], path: "Grader/Variants/\(name)/\(variant)")
+    }
     return useSolutions
         ? .target(name: name, dependencies: given, path: "Solutions/\(name)")
         : .target(name: name, dependencies: given, path: "Exercises/\(name)", exclude: learnerDocuments)
@@ -64,6 +72,9 @@ let package = Package(
         .target(name: "GraderCore", path: "Grader/Sources/GraderCore"),
         .executableTarget(name: "grader", dependencies: ["GraderCore"], path: "Grader/Sources/grader"),
         .testTarget(name: "GraderCoreTests", dependencies: ["GraderCore"], path: "Grader/Tests/GraderCoreTests"),
-    ],
+    ] + (variant == nil ? [] : [
+        // What the "exits early" variants call at each entry point.
+        .target(name: "KataTripwire", path: "Grader/Variants/Tripwire"),
+    ]),
     swiftLanguageModes: [.v6]
 )

@@ -11,7 +11,7 @@ import Testing
 /// see their effects (see `RecordingOperation`): a missing or early `did` for isFinished shows,
 /// a missing isExecuting announcement does not, because corelibs' OperationQueue ignores it.
 /// Real KVO on Apple platforms does not, so the README asks for both keys everywhere.
-@Suite("KVO notifications")
+@Suite("KVO notifications", .exitIsAFailure)
 struct KVOTests {
     @Test("start() announces isExecuting: will before the change, did after it")
     func startAnnouncesExecuting() {

@@ -6,7 +6,7 @@ import Testing
 /// The reason AsyncOperation exists: in a queue it counts as running until `finish()`, not
 /// until `main()` returns. A plain synchronous Operation finishes when `main()` returns, so its
 /// dependents start early and `maxConcurrentOperationCount` limits nothing.
-@Suite("In an OperationQueue")
+@Suite("In an OperationQueue", .exitIsAFailure)
 struct QueueTests {
     @Test("A dependent starts only after finish(), not when main() returns")
     func dependentWaitsForFinish() {

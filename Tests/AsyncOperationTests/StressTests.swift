@@ -5,20 +5,19 @@ import Testing
 
 /// Everything at once: random dependencies, random cancels, finishing from random threads,
 /// in a queue that runs a few at a time. Isolated so that a crash is a failed check.
-@Suite("Stress")
+@Suite("Stress", .exitIsAFailure)
 struct StressTests {
     static let count = 1_000
 
     @Test("1,000 operations with random dependencies, cancels and finishing threads all finish, each main() at most once and never before its dependencies")
     func randomGraphsFinish() async {
-        let result = await #expect(
-            processExitsWith: .success, observing: [\.standardErrorContent],
-            "The isolated stress check did not exit cleanly (see the next issue).") {
-            Watchdog.start(seconds: 30, in: "1,000 operations in a queue")
+        let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
+            IsolatedCheck.begin(seconds: 30, in: "1,000 operations in a queue")
             StressTests.runRandomGraph()
+            IsolatedCheck.finish()
         }
-        ExitTestReport.explain(
-            result, in: "1,000 operations in a queue",
+        IsolatedCheck.explain(
+            ending, in: "1,000 operations in a queue",
             crashHint: "A crash here usually means the state was read and written by several threads without the lock, or an operation finished twice.")
     }
 

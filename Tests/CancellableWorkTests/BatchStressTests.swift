@@ -6,21 +6,20 @@ import Testing
 
 /// Many batches, jobs of random length, cancels from other threads at random moments: every
 /// outcome must tell the truth about its job. Isolated so that a crash is a failed check.
-@Suite("CancellableBatch under stress")
+@Suite("CancellableBatch under stress", .exitIsAFailure)
 struct BatchStressTests {
     static let batches = 40
     static let jobsPerBatch = 15
 
     @Test("40 batches with random cancels from other threads: each body runs at most once and every outcome matches what happened")
     func outcomesMatchUnderRandomCancels() async {
-        let result = await #expect(
-            processExitsWith: .success, observing: [\.standardErrorContent],
-            "The isolated stress check did not exit cleanly (see the next issue).") {
-            Watchdog.start(seconds: 20, in: "40 batches with random cancels")
+        let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
+            IsolatedCheck.begin(seconds: 20, in: "40 batches with random cancels")
             BatchStressTests.run()
+            IsolatedCheck.finish()
         }
-        ExitTestReport.explain(
-            result, in: "40 batches with random cancels",
+        IsolatedCheck.explain(
+            ending, in: "40 batches with random cancels",
             crashHint: "A trap here usually means a DispatchGroup was left more often than entered, or the batch's bookkeeping was changed by two threads at once without a lock.")
     }
 

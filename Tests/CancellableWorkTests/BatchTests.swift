@@ -8,7 +8,7 @@ import Testing
 /// every job exactly once either way. The classic bug calls `group.leave()` by hand for every
 /// cancelled item: for one that had already started, its own `leave()` comes too, the group is
 /// unbalanced, and the notify fires early or the process traps.
-@Suite("CancellableBatch")
+@Suite("CancellableBatch", .exitIsAFailure)
 struct BatchTests {
     @Test("Cancelled before start: the body never runs, the outcome is .cancelledBeforeStart, and the batch still ends")
     func cancelledBeforeStart() {
@@ -37,14 +37,13 @@ struct BatchTests {
 
     @Test("Cancelled while running: the body sees the token, the outcome is .cancelledWhileRunning, and the batch ends only after the body returned")
     func cancelledWhileRunning() async {
-        let result = await #expect(
-            processExitsWith: .success, observing: [\.standardErrorContent],
-            "The isolated cancel-while-running check did not exit cleanly (see the next issue).") {
-            Watchdog.start(in: "cancelling a running job")
+        let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
+            IsolatedCheck.begin(in: "cancelling a running job")
             BatchTests.cancelARunningJob()
+            IsolatedCheck.finish()
         }
-        ExitTestReport.explain(
-            result, in: "cancelling a running job",
+        IsolatedCheck.explain(
+            ending, in: "cancelling a running job",
             crashHint: "A trap here usually means DispatchGroup.leave() was called more often than enter(): a job cancelled while it runs must be counted once, when its body returns, not again by cancel().")
     }
 

@@ -6,7 +6,7 @@ import Testing
 
 /// A debouncer runs only the last action of a burst, once, after the burst is over. Times here
 /// have wide margins: the checks are about which actions ran and how often.
-@Suite("Debouncer")
+@Suite("Debouncer", .exitIsAFailure)
 struct DebouncerTests {
     static let delay = 0.15
     static var dispatchDelay: DispatchTimeInterval { .milliseconds(Int(delay * 1000)) }
@@ -29,14 +29,13 @@ struct DebouncerTests {
 
     @Test("A burst from 4 threads runs exactly the last action, once")
     func burstRunsOnlyTheLast() async {
-        let result = await #expect(
-            processExitsWith: .success, observing: [\.standardErrorContent],
-            "The isolated burst check did not exit cleanly (see the next issue).") {
-            Watchdog.start(in: "a burst of schedule calls from 4 threads")
+        let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
+            IsolatedCheck.begin(in: "a burst of schedule calls from 4 threads")
             DebouncerTests.burstFromManyThreads()
+            IsolatedCheck.finish()
         }
-        ExitTestReport.explain(
-            result, in: "a burst of schedule calls from 4 threads",
+        IsolatedCheck.explain(
+            ending, in: "a burst of schedule calls from 4 threads",
             crashHint: "A crash here usually means the pending work item was read and replaced by several threads at once without a lock.")
     }
 

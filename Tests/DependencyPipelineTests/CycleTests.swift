@@ -4,7 +4,7 @@ import Testing
 
 /// Operations in a dependency cycle never become ready: the queue holds them forever (the
 /// course material's A ↔ B deadlock). `validateAcyclic` finds a cycle before anything is enqueued.
-@Suite("Dependency cycles")
+@Suite("Dependency cycles", .exitIsAFailure)
 struct CycleTests {
     /// An operation whose dependency list the check sets directly. swift-corelibs-foundation
     /// deadlocks in `addDependency` when an operation is added to itself (it takes the same lock

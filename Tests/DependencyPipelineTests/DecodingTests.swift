@@ -4,7 +4,7 @@ import KataTestSupport
 import Testing
 
 /// The stages' own work, one stage at a time: decoding every Netpbm form and the pixel filters.
-@Suite("Decoding and filtering")
+@Suite("Decoding and filtering", .exitIsAFailure)
 struct DecodingTests {
     @Test("DecodeOperation decodes P2, P3, P5 and P6 files, with comments, maxval other than 255, and odd widths")
     func decodesEveryNetpbmForm() {
@@ -33,14 +33,13 @@ struct DecodingTests {
 
     @Test("Corrupt, truncated or unsupported input fails with .decode and a message, never a crash")
     func rejectsCorruptInput() async {
-        let result = await #expect(
-            processExitsWith: .success, observing: [\.standardErrorContent],
-            "The isolated corrupt-input check did not exit cleanly (see the next issue).") {
-            Watchdog.start(in: "decoding corrupt files")
+        let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
+            IsolatedCheck.begin(in: "decoding corrupt files")
             DecodingTests.decodeCorruptFiles()
+            IsolatedCheck.finish()
         }
-        ExitTestReport.explain(
-            result, in: "decoding corrupt files",
+        IsolatedCheck.explain(
+            ending, in: "decoding corrupt files",
             crashHint: "A crash here usually means the decoder trusted the header: it read past the end of the data, or allocated what a huge width × height asked for. Check sizes and lengths before you read.")
     }
 

@@ -6,7 +6,7 @@ import Testing
 /// The pipeline's operations depend on each other: a stage runs only after the one before has
 /// finished, and reads its input from it. A missing `addDependency`, or a load that finishes
 /// before its data arrived, hands the next stage nothing.
-@Suite("Dependencies")
+@Suite("Dependencies", .exitIsAFailure)
 struct DependencyTests {
     @Test("Each stage runs after the one before finished and reads its input from it, also when the load is asynchronous and slow")
     func stagesWaitForTheirInput() {

@@ -6,18 +6,17 @@ import Testing
 /// Hundreds of items of random sizes and forms, random load delays and failures, corrupt files,
 /// and pipelines cancelled at random moments; every result must match a sequential reference.
 /// Isolated so that a crash is a failed check.
-@Suite("Pipeline under stress")
+@Suite("Pipeline under stress", .exitIsAFailure)
 struct PipelineStressTests {
     @Test("150 random items in 6 pipelines, some cancelled at random: every result matches the sequential reference or is .cancelled where a cancel came")
     func resultsMatchReference() async {
-        let result = await #expect(
-            processExitsWith: .success, observing: [\.standardErrorContent],
-            "The isolated stress check did not exit cleanly (see the next issue).") {
-            Watchdog.start(seconds: 30, in: "6 pipelines of 25 random items")
+        let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
+            IsolatedCheck.begin(seconds: 30, in: "6 pipelines of 25 random items")
             PipelineStressTests.run()
+            IsolatedCheck.finish()
         }
-        ExitTestReport.explain(
-            result, in: "6 pipelines of 25 random items",
+        IsolatedCheck.explain(
+            ending, in: "6 pipelines of 25 random items",
             crashHint: "A crash here usually means a stage read another stage's output while it was being written, or the decoder trusted a corrupt header.")
     }
 

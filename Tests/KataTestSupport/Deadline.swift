@@ -37,6 +37,30 @@ public enum Deadline {
         return false
     }
 
+    /// Waits for `semaphore`, but gives up as soon as `hopeless` returns a reason: for a check
+    /// that can see at once that the event will never come (start() returned and main() never
+    /// ran), so an untouched stub fails in milliseconds instead of after the whole deadline.
+    /// The reason is recorded as the failure. Returns true when the semaphore was signalled.
+    @discardableResult
+    public static func wait(
+        for semaphore: DispatchSemaphore, seconds: Double = promptSeconds,
+        in place: String, waitingFor what: String, hint: String? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation, unless hopeless: () -> String?
+    ) -> Bool {
+        let end = DispatchTime.now() + seconds
+        while DispatchTime.now() < end {
+            if semaphore.wait(timeout: .now() + 0.002) == .success { return true }
+            if let reason = hopeless() {
+                // One last look: the event may have come just now.
+                if semaphore.wait(timeout: .now()) == .success { return true }
+                Issue.record(Comment(rawValue: reason), sourceLocation: sourceLocation)
+                return false
+            }
+        }
+        DeadlockReport.record(in: place, waitingFor: what, seconds: seconds, hint: hint, sourceLocation: sourceLocation)
+        return false
+    }
+
     /// Polls `condition` every millisecond until it holds; on a miss records the deadlock
     /// report and returns false. For states that nothing signals (an operation's `isFinished`).
     @discardableResult

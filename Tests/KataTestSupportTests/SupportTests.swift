@@ -3,7 +3,7 @@ import Foundation
 import KataTestSupport
 import Testing
 
-@Suite("KataTestSupport")
+@Suite("KataTestSupport", .exitIsAFailure)
 struct SupportTests {
     @Test("StartBarrier releases all parties together, round after round")
     func barrierReleasesTogether() {
@@ -73,34 +73,9 @@ struct SupportTests {
         }
         #expect(Deadline.waitUntil(seconds: 1, in: "a test", waitingFor: "true") { true })
     }
-
-    @Test("An exit test that crashes or hangs becomes a failed check with a message")
-    func exitTestReports() async {
-        let crashed = await #expect(processExitsWith: .signal(SIGSEGV)) {
-            raise(SIGSEGV)
-        }
-        withKnownIssue("the child crashed") {
-            ExitTestReport.explain(crashed, in: "a crashing check", crashHint: "A hint.")
-        } matching: { issue in
-            issue.comments.contains { $0.rawValue == "Crashed with SIGSEGV (11) in a crashing check. A hint." }
-        }
-
-        let hung = await #expect(processExitsWith: .exitCode(Watchdog.exitCode), observing: [\.standardErrorContent]) {
-            Watchdog.start(seconds: 0.1, in: "a hanging check")
-            sleep(10)
-        }
-        withKnownIssue("the child hung") {
-            ExitTestReport.explain(hung, in: "a hanging check", crashHint: "unused")
-        } matching: { issue in
-            issue.comments.contains { $0.rawValue.hasPrefix("Deadlock suspected in a hanging check") }
-        }
-
-        let clean = await #expect(processExitsWith: .success) {}
-        #expect(ExitTestReport.explain(clean, in: "a clean check", crashHint: "unused"))
-    }
 }
 
-@Suite("CallRecorder")
+@Suite("CallRecorder", .exitIsAFailure)
 struct CallRecorderTests {
     @Test("CallRecorder counts calls, waits for the first with a deadline, and proves that none came")
     func recordsAndWaits() {

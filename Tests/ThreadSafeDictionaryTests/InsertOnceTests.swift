@@ -6,7 +6,7 @@ import ThreadSafeDictionary
 /// "Look up, and insert if absent" done as two steps lets two threads both see the key missing
 /// and both call `make`: a cache that builds an expensive value twice, or hands out two
 /// different values for one key.
-@Suite("Insert once")
+@Suite("Insert once", .exitIsAFailure)
 struct InsertOnceTests {
     static let threads = 6
     static let rounds = 300
@@ -18,14 +18,13 @@ struct InsertOnceTests {
 
     @Test("Racing value(forKey:orInsert:) on a fresh key runs make once and gives everyone its value")
     func makeRunsOncePerKey() async {
-        let result = await #expect(
-            processExitsWith: .success, observing: [\.standardErrorContent],
-            "The isolated insert-once check did not exit cleanly (see the next issue).") {
-            Watchdog.start(in: "value(forKey:orInsert:) from 6 threads")
+        let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
+            IsolatedCheck.begin(in: "value(forKey:orInsert:) from 6 threads")
             InsertOnceTests.raceOnFreshKeys()
+            IsolatedCheck.finish()
         }
-        ExitTestReport.explain(
-            result, in: "value(forKey:orInsert:) from 6 threads",
+        IsolatedCheck.explain(
+            ending, in: "value(forKey:orInsert:) from 6 threads",
             crashHint: "A crash here usually means two threads inserted into the storage at once.")
     }
 

@@ -5,7 +5,7 @@ import ThreadSafeDictionary
 
 /// `d[k] = d[k]! + 1` is a read, then a write: two threads can read the same old value, and
 /// one increment disappears, even when the read and the write are each protected.
-@Suite("Lost updates")
+@Suite("Lost updates", .exitIsAFailure)
 struct LostUpdateTests {
     static let threads = 8
     static let incrementsPerThread = 4_000
@@ -13,14 +13,13 @@ struct LostUpdateTests {
 
     @Test("Increments through withValue from 8 threads at once are never lost")
     func incrementsAreNeverLost() async {
-        let result = await #expect(
-            processExitsWith: .success, observing: [\.standardErrorContent],
-            "The isolated lost-update check did not exit cleanly (see the next issue).") {
-            Watchdog.start(in: "withValue(forKey:_:) under contention")
+        let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
+            IsolatedCheck.begin(in: "withValue(forKey:_:) under contention")
             LostUpdateTests.incrementFromManyThreads()
+            IsolatedCheck.finish()
         }
-        ExitTestReport.explain(
-            result, in: "withValue(forKey:_:) under contention",
+        IsolatedCheck.explain(
+            ending, in: "withValue(forKey:_:) under contention",
             crashHint: "A crash here usually means two threads changed the storage at once: withValue must hold exclusive access (a barrier write) for the whole read-modify-write.")
     }
 

@@ -6,7 +6,7 @@ import ThreadSafeDictionary
 /// Swift's Dictionary is not thread-safe: one thread growing or rehashing the storage while
 /// another reads it corrupts memory. Unsynchronized, this check segfaults in practically every run,
 /// so it runs isolated in a child process and the crash is reported as a failed check.
-@Suite("Memory safety")
+@Suite("Memory safety", .exitIsAFailure)
 struct MemorySafetyTests {
     static let threads = 6
     static let operationsPerThread = 3_000
@@ -14,14 +14,13 @@ struct MemorySafetyTests {
 
     @Test("Mixed set, remove, read, count and snapshot from 6 threads neither crash nor lose entries")
     func mixedOperationsAreMemorySafe() async {
-        let result = await #expect(
-            processExitsWith: .success, observing: [\.standardErrorContent],
-            "The isolated memory-safety check did not exit cleanly (see the next issue).") {
-            Watchdog.start(in: "mixed operations from 6 threads")
+        let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
+            IsolatedCheck.begin(in: "mixed operations from 6 threads")
             MemorySafetyTests.hammerFromManyThreads()
+            IsolatedCheck.finish()
         }
-        ExitTestReport.explain(
-            result, in: "mixed operations from 6 threads",
+        IsolatedCheck.explain(
+            ending, in: "mixed operations from 6 threads",
             crashHint: "A Dictionary changed by one thread while another reads it corrupts memory. Every access needs protection; writes must be exclusive. A barrier on a global queue is ignored: use a private concurrent queue.")
     }
 

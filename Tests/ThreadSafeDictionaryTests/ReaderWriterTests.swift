@@ -4,19 +4,18 @@ import Testing
 import ThreadSafeDictionary
 
 /// The point of a reader-writer design: readers share, writers are alone.
-@Suite("Readers and writers")
+@Suite("Readers and writers", .exitIsAFailure)
 struct ReaderWriterTests {
     static let meetingSeconds = 2.0
 
     @Test("Two readers can be inside read at the same time")
     func readersRunTogether() async {
-        let result = await #expect(
-            processExitsWith: .success, observing: [\.standardErrorContent],
-            "The isolated readers-together check did not exit cleanly (see the next issue).") {
-            Watchdog.start(in: "two concurrent read calls")
+        let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
+            IsolatedCheck.begin(in: "two concurrent read calls")
             ReaderWriterTests.twoReadersMeet()
+            IsolatedCheck.finish()
         }
-        ExitTestReport.explain(result, in: "two concurrent read calls", crashHint: "read should only look at the storage, never change it.")
+        IsolatedCheck.explain(ending, in: "two concurrent read calls", crashHint: "read should only look at the storage, never change it.")
     }
 
     static func twoReadersMeet() {
@@ -41,14 +40,13 @@ struct ReaderWriterTests {
 
     @Test("No reader is inside read while mutate runs, and no two writers overlap")
     func writersAreExclusive() async {
-        let result = await #expect(
-            processExitsWith: .success, observing: [\.standardErrorContent],
-            "The isolated writer-exclusivity check did not exit cleanly (see the next issue).") {
-            Watchdog.start(in: "read and mutate from 6 threads")
+        let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
+            IsolatedCheck.begin(in: "read and mutate from 6 threads")
             ReaderWriterTests.readersAndWritersNeverOverlap()
+            IsolatedCheck.finish()
         }
-        ExitTestReport.explain(
-            result, in: "read and mutate from 6 threads",
+        IsolatedCheck.explain(
+            ending, in: "read and mutate from 6 threads",
             crashHint: "A crash here usually means a writer changed the storage while a reader was reading it: writes must wait for readers and keep them out (a barrier).")
     }
 

@@ -2,7 +2,7 @@ import Testing
 import ThreadSafeDictionary
 
 /// Plain dictionary behaviour on one thread: the foundation the concurrent checks build on.
-@Suite("ThreadSafeDictionary on one thread")
+@Suite("ThreadSafeDictionary on one thread", .exitIsAFailure)
 struct SingleThreadTests {
     @Test("Subscript, removeValue, count and isEmpty behave like a Dictionary")
     func basicsOnOneThread() {

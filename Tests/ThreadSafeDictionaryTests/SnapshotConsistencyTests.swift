@@ -6,7 +6,7 @@ import ThreadSafeDictionary
 /// Writers move units from one key to another inside `mutate`, so the sum of all values never
 /// changes. A reader that sees another sum saw a write half done, or copied some keys before a
 /// write and others after it.
-@Suite("Consistent snapshots")
+@Suite("Consistent snapshots", .exitIsAFailure)
 struct SnapshotConsistencyTests {
     static let keys = 16
     static let unitsPerKey = 100
@@ -18,14 +18,13 @@ struct SnapshotConsistencyTests {
 
     @Test("snapshot() and read never see a half-done mutate")
     func snapshotsAreConsistent() async {
-        let result = await #expect(
-            processExitsWith: .success, observing: [\.standardErrorContent],
-            "The isolated snapshot check did not exit cleanly (see the next issue).") {
-            Watchdog.start(in: "snapshot and read during mutate")
+        let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
+            IsolatedCheck.begin(in: "snapshot and read during mutate")
             SnapshotConsistencyTests.observeWhileMoving()
+            IsolatedCheck.finish()
         }
-        ExitTestReport.explain(
-            result, in: "snapshot and read during mutate",
+        IsolatedCheck.explain(
+            ending, in: "snapshot and read during mutate",
             crashHint: "A crash here usually means snapshot or read copied the storage while mutate was changing it.")
     }
 

@@ -9,7 +9,7 @@ import ThrottledDownloader
 /// The real thing: URLSessionTransport against an HTTP server on 127.0.0.1 that the check
 /// starts. The server counts the requests it serves at once, so the limit is measured where it
 /// matters: on the other end of the connection.
-@Suite("End to end over HTTP")
+@Suite("End to end over HTTP", .exitIsAFailure)
 struct EndToEndTests {
     @Test("Against a loopback HTTP server, at most maxConcurrent requests arrive at once, exactly that many at the peak, and every body arrives intact")
     func loopbackServerSeesTheLimit() {

@@ -6,7 +6,7 @@ import ThrottledDownloader
 
 /// One result per URL, in input order, exactly once; timeouts that free a slot exactly once;
 /// cancellation that keeps pending URLs away from the network.
-@Suite("Results, timeouts and cancellation")
+@Suite("Results, timeouts and cancellation", .exitIsAFailure)
 struct ResultTests {
     @Test("Results come in input order, one per URL; a failing URL does not affect the others; completion runs once, also for an empty list")
     func resultsInInputOrder() {

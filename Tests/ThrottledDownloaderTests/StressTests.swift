@@ -6,18 +6,17 @@ import ThrottledDownloader
 
 /// Many calls at once with random latencies, failures, timeouts and cancels. Isolated so that a
 /// crash is a failed check.
-@Suite("Downloader under stress")
+@Suite("Downloader under stress", .exitIsAFailure)
 struct DownloaderStressTests {
     @Test("30 calls with random latencies, failures, timeouts and cancels: each completes once, with one true result per URL")
     func randomWorkloads() async {
-        let result = await #expect(
-            processExitsWith: .success, observing: [\.standardErrorContent],
-            "The isolated stress check did not exit cleanly (see the next issue).") {
-            Watchdog.start(seconds: 30, in: "30 download calls at random")
+        let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
+            IsolatedCheck.begin(seconds: 30, in: "30 download calls at random")
             DownloaderStressTests.run()
+            IsolatedCheck.finish()
         }
-        ExitTestReport.explain(
-            result, in: "30 download calls at random",
+        IsolatedCheck.explain(
+            ending, in: "30 download calls at random",
             crashHint: "A trap here usually means a DispatchGroup was left more often than entered (a URL settled twice), or shared bookkeeping was changed by two threads at once.")
     }
 

@@ -6,7 +6,7 @@ import ThrottledDownloader
 
 /// The throttle: never more than `maxConcurrent` fetches in flight, exactly that many when there
 /// is enough work, one shared limit for every call, and a caller that is never blocked.
-@Suite("Throttling")
+@Suite("Throttling", .exitIsAFailure)
 struct ThrottleTests {
     @Test("Never more than maxConcurrent fetches in flight, and exactly maxConcurrent when there is enough work")
     func limitIsReachedNeverExceeded() {
@@ -38,13 +38,12 @@ struct ThrottleTests {
 
     @Test("While 500 URLs wait for a slot, the process's thread count stays small")
     func threadCountStaysBounded() async {
-        let result = await #expect(
-            processExitsWith: .success, observing: [\.standardErrorContent],
-            "The isolated thread-count check did not exit cleanly (see the next issue).") {
-            Watchdog.start(in: "500 URLs waiting for 2 slots")
+        let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
+            IsolatedCheck.begin(in: "500 URLs waiting for 2 slots")
             ThrottleTests.countThreadsWhileWaiting()
+            IsolatedCheck.finish()
         }
-        ExitTestReport.explain(result, in: "500 URLs waiting for 2 slots", crashHint: "A crash here can mean the process ran out of threads.")
+        IsolatedCheck.explain(ending, in: "500 URLs waiting for 2 slots", crashHint: "A crash here can mean the process ran out of threads.")
     }
 
     static let extraThreadsAllowed = 24
