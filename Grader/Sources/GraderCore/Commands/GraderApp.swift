@@ -1,0 +1,52 @@
+import Foundation
+
+/// Entry point: parses the command line, runs the command, returns the exit code.
+public enum GraderApp {
+    public static func main(_ words: [String]) -> Int32 {
+        let arguments: Arguments
+        do { arguments = try Arguments.parse(words) } catch {
+            printError("grader: \(error)\nRun `swift run grader --help` for usage.")
+            return 2
+        }
+        if arguments.command == .help {
+            print(Arguments.usage)
+            return 0
+        }
+        guard let layout = KataLayout.find() else {
+            printError("grader: run me inside a Concurrency Kata checkout (no Package.swift with Grader/rubric.json above \(FileManager.default.currentDirectoryPath)).")
+            return 2
+        }
+        do {
+            let rubric = try Rubric.load(from: layout.rubricFile)
+            Interrupt.install()
+            switch arguments.command {
+            case .grade: return try GradeCommand(layout: layout, rubric: rubric, arguments: arguments).run()
+            case .hint(let name): return try HintCommand.run(name, layout: layout, rubric: rubric)
+            case .list: return ListCommand.run(layout: layout, rubric: rubric)
+            case .reset(let name): return try ResetCommand.run(name, yes: arguments.yes, layout: layout, rubric: rubric)
+            case .checklist: return try MaintenanceCommands.checklist(write: arguments.write, layout: layout, rubric: rubric)
+            case .manifest: return try MaintenanceCommands.manifest(write: arguments.write, layout: layout, rubric: rubric)
+            case .verify: return try VerifyCommand(layout: layout, rubric: rubric).run()
+            case .help: return 0
+            }
+        } catch {
+            printError("grader: \(error)")
+            return 2
+        }
+    }
+
+    static func printError(_ text: String) {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+
+    /// Rubric exercises for the names given (all when none); unknown names are an error.
+    static func select(_ names: [String], from rubric: Rubric) throws -> [Rubric.Exercise] {
+        if names.isEmpty { return rubric.exercises }
+        return try names.map { name in
+            guard let exercise = rubric.exercise(named: name) else {
+                throw GraderError.badArguments("no exercise named \(name); the exercises are: \(rubric.exercises.map(\.name).joined(separator: ", "))")
+            }
+            return exercise
+        }
+    }
+}
