@@ -10,6 +10,8 @@ public struct Arguments: Equatable, Sendable {
         case checklist
         case manifest
         case verify
+        case watch
+        case bench
         case help
     }
 
@@ -21,6 +23,16 @@ public struct Arguments: Equatable, Sendable {
     public var timeout: Double?
     public var jsonFile: String?
     public var junitFile: String?
+    public var markdownFile: String?
+    public var classroomFile: String?
+    /// Skip the ThreadSanitizer check that stands between "every check passes" and "complete".
+    public var raceCheck = true
+    /// Refuse instead of waiting when another grader is running in this clone.
+    public var wait = true
+    /// `bench --quick`: small iteration counts.
+    public var quick = false
+    /// `bench --svg FILE`.
+    public var svgFile: String?
     /// `checklist --write`, `manifest --write`.
     public var write = false
     /// `reset --yes`: no question asked.
@@ -32,6 +44,7 @@ public struct Arguments: Equatable, Sendable {
     USAGE
       swift run grader [exercise ...] [options]   grade all exercises, or the named ones
       swift run grader hint <exercise>            show one more hint each time it is asked
+      swift run grader watch [exercise]           re-grade after every save under Exercises/ (h: hint, q: quit)
       swift run grader list                       the exercises in order, with their last status
       swift run grader reset <exercise> [--yes]   put the untouched stub back (your version is kept beside it)
 
@@ -42,6 +55,10 @@ public struct Arguments: Equatable, Sendable {
       --timeout SECONDS  deadline for one run of a suite (default: the rubric's, 60 s)
       --json FILE        write the results as JSON (schema in README.md)
       --junit FILE       write the results as JUnit XML
+      --markdown FILE    write the results as a Markdown table (for a CI job summary)
+      --classroom FILE   write GitHub Classroom's runner result (partial credit per check)
+      --no-race-check    do not run ThreadSanitizer before calling an exercise complete
+      --no-wait          exit 2 at once if another grader is running in this clone
       -h, --help         this text
 
     MAINTAINERS
@@ -85,6 +102,12 @@ public struct Arguments: Equatable, Sendable {
                 arguments.timeout = seconds
             case "--json": arguments.jsonFile = try value(word)
             case "--junit": arguments.junitFile = try value(word)
+            case "--markdown": arguments.markdownFile = try value(word)
+            case "--classroom": arguments.classroomFile = try value(word)
+            case "--svg": arguments.svgFile = try value(word)
+            case "--no-race-check": arguments.raceCheck = false
+            case "--no-wait": arguments.wait = false
+            case "--quick": arguments.quick = true
             default:
                 if word.hasPrefix("-") { throw GraderError.badArguments("unknown option \(word)") }
                 positional.append(word)
@@ -100,6 +123,13 @@ public struct Arguments: Equatable, Sendable {
         case "checklist": arguments.command = .checklist
         case "manifest": arguments.command = .manifest
         case "verify": arguments.command = .verify
+        case "watch":
+            guard positional.count <= 2 else { throw GraderError.badArguments("watch takes at most one exercise name") }
+            arguments.command = .watch
+            arguments.exercises = Array(positional.dropFirst())
+        case "bench":
+            arguments.command = .bench
+            arguments.exercises = Array(positional.dropFirst())
         default: arguments.exercises = positional
         }
         return arguments

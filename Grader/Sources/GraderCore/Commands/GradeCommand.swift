@@ -1,6 +1,7 @@
 import Foundation
 
-/// `grader [exercise...]`: build, run, score, print, keep history, write JSON/JUnit.
+/// `grader [exercise...]`: build, run, score, look for data races in what passes, print, keep
+/// history, write the machine-readable reports.
 struct GradeCommand {
     var layout: KataLayout
     var rubric: Rubric
@@ -27,27 +28,40 @@ struct GradeCommand {
         return report.allComplete ? 0 : 1
     }
 
+    /// Grades `selected`: the suites, then, unless told not to, ThreadSanitizer on the exercises
+    /// whose checks all pass, so that "complete" means no data race.
     func grade(_ selected: [Rubric.Exercise], progress: any GradingProgress) throws -> GradeReport {
+        let started = Date()
         let mode = BuildMode(solutions: arguments.solutions, sanitize: arguments.sanitize)
         let session = GradingSession(
             layout: layout, rubric: rubric, mode: mode, repetitions: arguments.repetitions,
             timeoutOverride: arguments.timeout, progress: progress)
-        let results = try session.grade(selected)
-        return GradeReport(mode: mode, exercises: results, modifiedFiles: modifiedFiles(), date: Date())
+        var results = try session.grade(selected)
+        if arguments.raceCheck && !arguments.sanitize && !Interrupt.requested {
+            try RaceCheck(layout: layout, rubric: rubric, solutions: arguments.solutions, progress: progress).apply(to: &results)
+        }
+        let manifest = IntegrityManifest.load(layout: layout)
+        if !arguments.solutions, let manifest {
+            for index in results.indices { results[index].copiedFromSolution = manifest.isCopiedFromSolution(results[index].name, layout: layout) }
+        }
+        var report = GradeReport(mode: mode, exercises: results, modifiedFiles: modifiedFiles(manifest), date: Date())
+        report.seconds = Date().timeIntervalSince(started)
+        return report
     }
 
-    func modifiedFiles() -> [String] {
-        guard let committed = IntegrityManifest.load(layout: layout) else { return ["Grader/integrity.json (missing)"] }
+    func modifiedFiles(_ committed: IntegrityManifest?) -> [String] {
+        guard let committed else { return ["Grader/integrity.json (missing)"] }
         return committed.modifiedProtectedFiles(comparedWith: .compute(layout: layout, rubric: rubric))
     }
 
     func writeMachineReports(_ report: GradeReport) throws {
-        if let path = arguments.jsonFile {
-            try JSONReport.encode(report, repetitions: arguments.repetitions)
-                .write(to: URL(fileURLWithPath: path), options: .atomic)
+        func write(_ data: Data, to path: String?) throws {
+            guard let path else { return }
+            try data.write(to: URL(fileURLWithPath: path), options: .atomic)
         }
-        if let path = arguments.junitFile {
-            try Data(JUnitReport.render(report).utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
-        }
+        try write(JSONReport.encode(report, repetitions: arguments.repetitions), to: arguments.jsonFile)
+        try write(Data(JUnitReport.render(report).utf8), to: arguments.junitFile)
+        try write(Data(MarkdownReport.render(report).utf8), to: arguments.markdownFile)
+        try write(ClassroomReport.encode(report), to: arguments.classroomFile)
     }
 }

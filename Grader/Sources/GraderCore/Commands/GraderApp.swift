@@ -19,6 +19,14 @@ public enum GraderApp {
         do {
             let rubric = try Rubric.load(from: layout.rubricFile)
             Interrupt.install()
+            // Commands that build, run suites or change files take the clone's lock (watch
+            // takes it for each re-grade, so a grader started by hand meanwhile still runs).
+            var lock: GradingLock?
+            switch arguments.command {
+            case .grade, .verify, .reset, .bench: lock = try takeLock(layout: layout, wait: arguments.wait)
+            default: break
+            }
+            defer { lock?.release() }
             switch arguments.command {
             case .grade: return try GradeCommand(layout: layout, rubric: rubric, arguments: arguments).run()
             case .hint(let name): return try HintCommand.run(name, layout: layout, rubric: rubric)
@@ -27,11 +35,27 @@ public enum GraderApp {
             case .checklist: return try MaintenanceCommands.checklist(write: arguments.write, layout: layout, rubric: rubric)
             case .manifest: return try MaintenanceCommands.manifest(write: arguments.write, layout: layout, rubric: rubric)
             case .verify: return try VerifyCommand(layout: layout, rubric: rubric).run()
+            case .watch: return try WatchCommand(layout: layout, rubric: rubric, arguments: arguments).run()
+            case .bench: return try BenchCommand(layout: layout, rubric: rubric, arguments: arguments).run()
             case .help: return 0
             }
+        } catch let error as GraderError {
+            printError("grader: \(error)")
+            if let file = arguments.classroomFile, case .grade = arguments.command,
+               let data = try? ClassroomReport.error(error.description, maxScore: 0) {
+                try? data.write(to: URL(fileURLWithPath: file), options: .atomic)
+            }
+            return 2
         } catch {
             printError("grader: \(error)")
             return 2
+        }
+    }
+
+    /// The clone's grading lock; waits (saying so) for another grader unless told not to.
+    static func takeLock(layout: KataLayout, wait: Bool) throws -> GradingLock {
+        try GradingLock.acquire(layout: layout, seconds: wait ? 1_800 : 0) { holder in
+            printError("Another grader (\(holder)) is grading this clone; waiting for it to finish… (Ctrl-C to stop, --no-wait to refuse instead)")
         }
     }
 

@@ -2,7 +2,9 @@ import Foundation
 
 /// `grader hint <exercise>`: one more hint each time.
 enum HintCommand {
-    static func run(_ name: String, layout: KataLayout, rubric: Rubric) throws -> Int32 {
+    /// Reveals one more hint and prints the hints shown so far (only the newest with
+    /// `onlyNewest`, as watch mode does).
+    static func run(_ name: String, layout: KataLayout, rubric: Rubric, onlyNewest: Bool = false) throws -> Int32 {
         let exercise = try GraderApp.select([name], from: rubric)[0]
         guard let text = try? String(contentsOf: layout.hintsFile(exercise.name), encoding: .utf8) else {
             throw GraderError.cannotRun("no hints file at \(layout.relative(layout.hintsFile(exercise.name)))")
@@ -12,7 +14,7 @@ enum HintCommand {
         var progress = HintProgress(file: layout.stateDirectory.appendingPathComponent("hints.json"))
         let count = try progress.reveal(exercise.name, available: hints.count)
         let style = Style.detect()
-        for (index, hint) in hints.prefix(count).enumerated() {
+        for (index, hint) in hints.prefix(count).enumerated() where !onlyNewest || index == count - 1 {
             print(style.bold("Hint \(index + 1) of \(hints.count): ") + hint.title.replacingOccurrences(of: "Hint \(index + 1): ", with: ""))
             print(hint.body)
             print("")

@@ -1,14 +1,18 @@
 import Foundation
 
 /// `grader verify`, the maintainer check that CI runs: every solution passes every check, every
-/// untouched stub scores zero without hanging or crashing, the rubric matches the suites and
-/// Package.swift, CHECKLIST.md and the integrity manifest are current, and the tests of the test
-/// support and of the grader pass. Prints one line per step and a closing
-/// "verify: N passed, N failed" line.
+/// untouched stub scores zero without hanging or crashing, the wrong implementations in
+/// `Grader/Variants/` earn no more than their caps (an early exit earns nothing), the rubric
+/// matches the suites and Package.swift, CHECKLIST.md and the integrity manifest are current,
+/// and the tests of the test support and of the grader pass. Prints one line per step, each
+/// suite's time on its solution and on its stub, and a closing "verify: N passed, N failed" line.
 struct VerifyCommand {
     var layout: KataLayout
     var rubric: Rubric
     let style = Style.detect()
+
+    /// What a suite should take on its stub or its solution (issue budgets are 3 to 5 s).
+    static let suiteBudgetSeconds = 5.0
 
     func run() throws -> Int32 {
         var passed = 0
@@ -30,16 +34,32 @@ struct VerifyCommand {
         step("Grader/integrity.json is current (swift run grader manifest --write)", manifestProblems())
 
         let progress = TerminalProgress(style: style)
-        let solutions = try GradingSession(layout: layout, rubric: rubric, mode: BuildMode(solutions: true), progress: progress)
-            .grade(rubric.exercises)
+        let solutions = try timed { try session(BuildMode(solutions: true), progress).grade(rubric.exercises) }
         progress.clear()
-        step("every solution passes every check (\(seconds(solutions)))", solutionProblems(solutions))
-        step("suites declare exactly the rubric's checks, with the titles CHECKLIST.md shows", declarationProblems())
+        step("every solution passes every check (\(solutions.seconds) s)", solutionProblems(solutions.value))
+        step("suites declare exactly the rubric's checks, with the titles CHECKLIST.md shows", declarationProblems(solutions.value))
 
-        let stubs = try GradingSession(layout: layout, rubric: rubric, mode: BuildMode(), progress: progress)
-            .grade(rubric.exercises)
+        let stubs = try timed { try session(BuildMode(), progress).grade(rubric.exercises) }
         progress.clear()
-        step("every untouched stub scores zero, in progress, no hang, no crash (\(seconds(stubs)))", stubProblems(stubs))
+        step("every untouched stub scores zero, in progress, no hang, no crash (\(stubs.seconds) s)", stubProblems(stubs.value))
+        printSuiteTimes(solutions: solutions.value, stubs: stubs.value)
+
+        let (catalog, catalogProblems) = VariantCatalog.load(layout: layout, rubric: rubric)
+        step("every exercise has an ExitsEarly variant, and every other variant a cap", catalogProblems)
+        for variant in catalog.names {
+            let capped = catalog.caps[variant] ?? [:]
+            let exercises = rubric.exercises.filter { capped[$0.name] != nil }
+            let environments: [[String: String]] = variant == VariantCatalog.exitsEarly
+                ? VariantCatalog.exitMoments.map { ["KATA_EXIT_WHEN": $0] } : [[:]]
+            for environment in environments {
+                var grading = session(BuildMode(variant: variant), progress)
+                grading.testEnvironment = environment
+                let graded = try timed { try grading.grade(exercises) }
+                progress.clear()
+                let when = environment["KATA_EXIT_WHEN"].map { ", exiting on the \($0.replacingOccurrences(of: "-", with: " "))" } ?? ""
+                step("variant \(variant)\(when) earns no more than its cap (\(graded.seconds) s)", capProblems(graded.value, caps: capped))
+            }
+        }
         step("KataTestSupport and grader tests pass", try supportTestProblems())
 
         print("Took \(String(format: "%.1f", Date().timeIntervalSince(started))) s.")
@@ -47,8 +67,25 @@ struct VerifyCommand {
         return failed == 0 ? 0 : 1
     }
 
-    func seconds(_ results: [ExerciseResult]) -> String {
-        "suites \(String(format: "%.1f", results.reduce(0) { $0 + $1.seconds })) s"
+    func session(_ mode: BuildMode, _ progress: any GradingProgress) -> GradingSession {
+        GradingSession(layout: layout, rubric: rubric, mode: mode, progress: progress)
+    }
+
+    func timed<T>(_ body: () throws -> T) rethrows -> (value: T, seconds: String) {
+        let start = Date()
+        let value = try body()
+        return (value, String(format: "%.1f", Date().timeIntervalSince(start)))
+    }
+
+    /// Each suite's time on its solution and on its stub: a new exercise's suite should answer in
+    /// seconds on both (the learner runs it after every save, and is wrong most of the time).
+    func printSuiteTimes(solutions: [ExerciseResult], stubs: [ExerciseResult]) {
+        print("    suite times (its checks, run together with the other suites):")
+        for (solution, stub) in zip(solutions, stubs) {
+            let over = max(solution.seconds, stub.seconds) > Self.suiteBudgetSeconds
+            let line = "      \(solution.name.padding(toLength: 22, withPad: " ", startingAt: 0)) solution \(String(format: "%5.1f", solution.seconds)) s   stub \(String(format: "%5.1f", stub.seconds)) s"
+            print(over ? style.yellow(line + "   (over \(Int(Self.suiteBudgetSeconds)) s)") : line)
+        }
     }
 
     func packageProblems() -> [String] {
@@ -60,7 +97,15 @@ struct VerifyCommand {
         let names = manifest[start.upperBound..<end.lowerBound]
             .split(separator: "\n").compactMap { Checklist.firstStringLiteral(in: String($0)) }
         let rubricNames = rubric.exercises.map(\.name)
-        return names == rubricNames ? [] : ["Package.swift has \(names), the rubric has \(rubricNames)"]
+        var problems = names == rubricNames ? [] : ["Package.swift has \(names), the rubric has \(rubricNames)"]
+        for exercise in rubric.exercises {
+            for check in exercise.checks {
+                for required in check.requires ?? [] where !exercise.checks.contains(where: { $0.test == required }) {
+                    problems.append("\(exercise.name): \(check.test) requires \(required), which the rubric does not list")
+                }
+            }
+        }
+        return problems
     }
 
     func documentProblems() -> [String] {
@@ -87,24 +132,24 @@ struct VerifyCommand {
         var problems = committed.modifiedProtectedFiles(comparedWith: current).map { "protected file changed: \($0)" }
         let stubPaths = Set(committed.stubs.keys).union(current.stubs.keys)
         problems += stubPaths.filter { committed.stubs[$0] != current.stubs[$0] }.sorted().map { "stub changed: \($0)" }
+        if committed.solutions != current.solutions { problems.append("the solutions' blob ids changed") }
         return problems
     }
 
     func solutionProblems(_ results: [ExerciseResult]) -> [String] {
         results.flatMap { result -> [String] in
-            guard result.status != .complete else { return [] }
+            guard !result.isComplete || result.points != result.totalPoints else { return [] }
             let failing = result.checks.filter { !$0.passed }.map { "\($0.test): \($0.message ?? "")" }
-            return ["\(result.name): \(result.status.keyword)"] + failing.prefix(5).map { "  " + $0 }
+            return ["\(result.name): \(result.status.keyword), \(result.points)/\(result.totalPoints)"] + failing.prefix(5).map { "  " + $0 }
                 + (JSONReport.describe(result.status).0.map { ["  " + $0] } ?? [])
         }
     }
 
     /// The rubric's tests and the suites' tests are the same set; the titles parsed for
     /// CHECKLIST.md are the display names Swift Testing reports.
-    func declarationProblems() -> [String] {
+    func declarationProblems(_ results: [ExerciseResult]) -> [String] {
         rubric.exercises.flatMap { exercise -> [String] in
-            let stream = EventStream(contentsOf: layout.stateDirectory.appendingPathComponent("runs/\(exercise.name).jsonl"))
-            let declared = stream.declared.filter { $0.id.hasPrefix("\(exercise.name)Tests.") }
+            let declared = results.first { $0.name == exercise.name }?.declared ?? []
             var problems: [String] = []
             let rubricNames = exercise.checks.map(\.test)
             if Set(rubricNames).count != rubricNames.count { problems.append("\(exercise.name): the rubric names a test twice") }
@@ -140,14 +185,23 @@ struct VerifyCommand {
         }
     }
 
+    func capProblems(_ results: [ExerciseResult], caps: [String: VariantCatalog.Cap]) -> [String] {
+        results.compactMap { result in
+            guard let cap = caps[result.name], result.points > cap.maxPoints || result.isComplete else { return nil }
+            let earned = result.checks.filter { $0.earned > 0 }.map(\.test).joined(separator: ", ")
+            return "\(result.name): \(result.points) points (cap \(cap.maxPoints)), \(result.status.keyword); earned by: \(earned)"
+        }
+    }
+
     func supportTestProblems() throws -> [String] {
-        let stream = layout.stateDirectory.appendingPathComponent("runs/support.jsonl")
-        let log = layout.stateDirectory.appendingPathComponent("runs/support.log")
+        let directory = layout.stateDirectory.appendingPathComponent("runs")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let stream = directory.appendingPathComponent("support.jsonl")
+        let log = directory.appendingPathComponent("support.log")
         try? FileManager.default.removeItem(at: stream)
         let mode = BuildMode()
-        var arguments = mode.testArguments(exercise: "Support", eventStream: stream.path, excluded: [])
-        if let filter = arguments.firstIndex(of: "--filter") { arguments[filter + 1] = "^(KataTestSupportTests|GraderCoreTests)\\." }
-        let termination = try ChildProcess.run(arguments, in: layout.root, environment: mode.environment(excluding: []), outputFile: log, deadline: 120)
+        let arguments = mode.testArguments(filter: "^(KataTestSupportTests|GraderCoreTests)\\.", eventStream: stream.path)
+        let termination = try ChildProcess.run(arguments, in: layout.root, environment: mode.environment(excluding: []), outputFile: log, deadline: 300)
         let events = EventStream(contentsOf: stream)
         var problems: [String] = []
         if termination != .exited(0) { problems.append("the support and grader tests ended with \(termination); see \(layout.relative(log))") }

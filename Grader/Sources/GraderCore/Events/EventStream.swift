@@ -24,6 +24,9 @@ public struct TestRun: Equatable, Sendable {
     public var started = false
     public var ended = false
     public var issues: [IssueReport] = []
+    /// When it started and ended, on the machine's monotonic clock (seconds).
+    public var startedAt: Double?
+    public var endedAt: Double?
     public var passed: Bool { ended && issues.isEmpty }
 }
 
@@ -60,6 +63,30 @@ public struct EventStream: Sendable {
         declared.filter { runs[$0.id]?.started == true && runs[$0.id]?.ended != true }
     }
 
+    /// The part of the stream about the tests whose id starts with `prefix` (one exercise's suite
+    /// out of a run of several).
+    public func restricted(toIDsWithPrefix prefix: String) -> EventStream {
+        var part = EventStream()
+        part.declared = declared.filter { $0.id.hasPrefix(prefix) }
+        part.runs = runs.filter { $0.key.hasPrefix(prefix) }
+        part.runEnded = runEnded
+        return part
+    }
+
+    /// From the first test's start to the last test's end: how long these tests took, even
+    /// when they ran alongside others.
+    public var activeSeconds: Double {
+        let starts = runs.values.compactMap(\.startedAt)
+        let ends = runs.values.compactMap(\.endedAt)
+        guard let first = starts.min(), let last = ends.max(), last > first else { return 0 }
+        return last - first
+    }
+
+    /// Declared tests that have no result: never started, or started and never ended.
+    public var withoutResult: [DeclaredTest] {
+        declared.filter { runs[$0.id]?.ended != true }
+    }
+
     /// Adds the results of a later run of the same suite that skipped the tests blamed for a
     /// crash or a hang: tests this stream has no result for take the later run's.
     public mutating func merge(_ later: EventStream) {
@@ -84,9 +111,14 @@ public struct EventStream: Sendable {
         if kind == "runEnded" { runEnded = true; return }
         guard let testID = payload["testID"] as? String else { return }
         // Issues in parameterized cases name the function's id; suites are not graded.
+        let instant = (payload["instant"] as? [String: Any])?["absolute"] as? Double
         switch kind {
-        case "testStarted": runs[testID, default: TestRun()].started = true
-        case "testEnded": runs[testID, default: TestRun()].ended = true
+        case "testStarted":
+            runs[testID, default: TestRun()].started = true
+            runs[testID, default: TestRun()].startedAt = instant
+        case "testEnded":
+            runs[testID, default: TestRun()].ended = true
+            runs[testID, default: TestRun()].endedAt = instant
         case "issueRecorded":
             let issue = payload["issue"] as? [String: Any]
             if issue?["isKnown"] as? Bool == true { return }

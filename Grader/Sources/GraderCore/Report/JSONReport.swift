@@ -13,6 +13,7 @@ public enum JSONReport {
         var points: Int
         var totalPoints: Int
         var complete: Bool
+        var seconds: Double
         var modifiedFiles: [String]
         var exercises: [Exercise]
     }
@@ -30,6 +31,7 @@ public enum JSONReport {
         var totalChecks: Int
         var runs: Int
         var seconds: Double
+        var copiedFromSolution: Bool
         var checks: [CheckResult]
     }
 
@@ -38,7 +40,7 @@ public enum JSONReport {
             schemaVersion: schemaVersion, mode: report.mode.solutions ? "solutions" : "exercises",
             sanitize: report.mode.sanitize, repetitions: repetitions, date: report.date,
             points: report.points, totalPoints: report.totalPoints, complete: report.allComplete,
-            modifiedFiles: report.modifiedFiles,
+            seconds: rounded(report.seconds), modifiedFiles: report.modifiedFiles,
             exercises: report.exercises.map { exercise in
                 let (detail, file, line) = describe(exercise.status)
                 return Exercise(
@@ -46,7 +48,8 @@ public enum JSONReport {
                     detail: detail, file: file, line: line, points: exercise.points,
                     totalPoints: exercise.totalPoints, passedChecks: exercise.passedChecks,
                     totalChecks: exercise.checks.count, runs: exercise.runs,
-                    seconds: (exercise.seconds * 1000).rounded() / 1000, checks: exercise.checks)
+                    seconds: rounded(exercise.seconds), copiedFromSolution: exercise.copiedFromSolution,
+                    checks: exercise.checks)
             })
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
@@ -54,10 +57,17 @@ public enum JSONReport {
         return try encoder.encode(document)
     }
 
+    static func rounded(_ seconds: Double) -> Double { (seconds * 1000).rounded() / 1000 }
+
     /// A one-line explanation of a status, and the file and line it points at.
     static func describe(_ status: ExerciseStatus) -> (String?, String?, Int?) {
         switch status {
         case .complete: (nil, nil, nil)
+        case .completeOnThisPlatform(let note): ("complete on \(Platform.name); \(note)", nil, nil)
+        case .exitedEarly(let code, let running):
+            ("the process exited with status \(code) in \(running ?? "the suite") before the check finished: something in your code called exit()", nil, nil)
+        case .outputLimitExceeded(let running):
+            ("output limit exceeded in \(running ?? "the suite"): it printed more than \(ChildLimits(deadline: 0).outputLimit >> 20) MB and was stopped", nil, nil)
         case .inProgress(let failing): ("first failing check: \(failing)", nil, nil)
         case .doesNotCompile(let error): (error.message, error.file, error.line)
         case .timedOut(let running, let seconds):

@@ -32,23 +32,49 @@ public struct Style: Sendable {
     public func dim(_ text: String) -> String { paint(text, "2") }
 }
 
-/// Live progress lines on a terminal (rewritten in place), nothing otherwise.
+/// Live progress lines on a terminal (rewritten in place), nothing otherwise: what is being
+/// built, or which check is running and for how long.
 public final class TerminalProgress: GradingProgress, @unchecked Sendable {
     let style: Style
+    private let lock = NSLock()
+    private var lastLine = ""
+
     public init(style: Style) { self.style = style }
 
     public func building(_ mode: BuildMode, excluded: [String]) {
-        show("Building \(mode.solutions ? "Solutions/" : "Exercises/")\(mode.sanitize ? " with ThreadSanitizer" : "")…")
+        show("Building \(mode.variant.map { "variant \($0)" } ?? (mode.solutions ? "Solutions/" : "Exercises/"))\(mode.sanitize ? " with ThreadSanitizer" : "")…")
     }
 
-    public func running(_ exercise: String, repetition: Int, of total: Int) {
-        show("Running \(exercise)Tests" + (total > 1 ? " (\(repetition)/\(total))" : "") + "…")
+    public func running(_ checks: [(test: DeclaredTest, seconds: Double)]) {
+        guard let (test, seconds) = checks.first else { return show("Running the suites…") }
+        let exercise = test.id.components(separatedBy: "Tests.").first ?? ""
+        let more = checks.count > 1 ? " (+\(checks.count - 1) more)" : ""
+        show("\(exercise): “\(test.displayName)” \(String(format: "%.1f", seconds)) s\(more)")
     }
 
-    public func clear() { if style.live { FileHandle.standardOutput.write(Data("\r\u{1B}[2K".utf8)) } }
+    public func note(_ text: String) { show(text) }
+
+    public func clear() {
+        guard style.live else { return }
+        lock.lock(); defer { lock.unlock() }
+        lastLine = ""
+        FileHandle.standardOutput.write(Data("\r\u{1B}[2K".utf8))
+    }
 
     func show(_ text: String) {
         guard style.live else { return }
-        FileHandle.standardOutput.write(Data("\r\u{1B}[2K\(style.dim(text))".utf8))
+        lock.lock(); defer { lock.unlock() }
+        let line = String(text.prefix(Self.width - 1))
+        guard line != lastLine else { return }
+        lastLine = line
+        FileHandle.standardOutput.write(Data("\r\u{1B}[2K\(style.dim(line))".utf8))
+    }
+
+    /// The terminal's width, so that a progress line never wraps (a wrapped line cannot be
+    /// rewritten in place).
+    static var width: Int {
+        var size = winsize()
+        if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 20 { return Int(size.ws_col) }
+        return 80
     }
 }

@@ -39,6 +39,9 @@ public enum TextReport {
     static func statusWord(_ status: ExerciseStatus, style: Style) -> String {
         switch status {
         case .complete: style.green("complete")
+        case .completeOnThisPlatform: style.green("complete on \(Platform.name)")
+        case .exitedEarly: style.red("exited early")
+        case .outputLimitExceeded: style.red("output limit exceeded")
         case .inProgress: style.yellow("in progress")
         case .doesNotCompile: style.red("does not compile")
         case .timedOut: style.red("timed out")
@@ -51,6 +54,14 @@ public enum TextReport {
         switch exercise.status {
         case .complete:
             return []
+        case .completeOnThisPlatform(let note):
+            return wrapped("Note: \(note)", width: 96).map { style.dim($0) }
+        case .exitedEarly(let code, let running):
+            return ["The process exited with status \(code) while \(running.map { "\"\($0)\"" } ?? "the suite") was running: something in your code called exit().",
+                    "A check passes only when it runs to its end."]
+        case .outputLimitExceeded(let running):
+            return ["Output limit exceeded in \(running.map { "\"\($0)\"" } ?? "the suite"): more than \(ChildLimits(deadline: 0).outputLimit >> 20) MB were printed; it was stopped.",
+                    "Look for a print in a loop."]
         case .inProgress:
             guard let failing = exercise.firstFailing else { return [] }
             return ["✘ " + failing.title] + wrapped(failing.message ?? "", width: 96).map { "  " + style.dim($0) }
@@ -69,7 +80,7 @@ public enum TextReport {
     }
 
     static func nextStep(_ report: GradeReport, style: Style) -> [String] {
-        guard let exercise = report.exercises.first(where: { $0.status != .complete }) else {
+        guard let exercise = report.exercises.first(where: { !$0.isComplete }) else {
             return report.exercises.isEmpty ? [] : [style.green("Every exercise is complete. Well done!")]
         }
         var lines = [""]

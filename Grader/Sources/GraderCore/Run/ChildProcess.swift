@@ -13,22 +13,117 @@ public enum Termination: Equatable, Sendable, Codable {
     case timedOut
     /// The grader was interrupted (Ctrl-C); the child's process group was killed.
     case interrupted
+    /// It printed more than the output limit; it and its whole process group were killed.
+    case outputLimitExceeded
+    /// The watcher asked to stop it after its work was done (a test run that ended but whose
+    /// process did not exit); not a failure.
+    case stoppedAfterWork
 }
 
-/// Runs a command in a process group of its own, with its output in a file and a deadline.
+/// Limits on one child process.
+public struct ChildLimits: Sendable {
+    /// Wall-clock seconds before the process group is killed.
+    public var deadline: Double
+    /// Output bytes kept in the log: this many from the start and this many from the end.
+    public var keptOutput: Int = 1 << 20
+    /// Output bytes after which the process group is killed.
+    public var outputLimit: Int = 64 << 20
+
+    public init(deadline: Double, keptOutput: Int = 1 << 20, outputLimit: Int = 64 << 20) {
+        self.deadline = deadline
+        self.keptOutput = keptOutput
+        self.outputLimit = outputLimit
+    }
+}
+
+/// Runs a command in a process group of its own, with its output bounded and kept in a file,
+/// and a deadline.
 ///
 /// The process group matters: a test binary starts children of its own (exit tests), and a
 /// deadline or a Ctrl-C must leave none of them behind.
 public enum ChildProcess {
-    /// The process group being waited for, so that the SIGINT handler can kill it.
-    nonisolated(unsafe) static var currentGroup: pid_t = 0
+    /// The process groups being waited for, so that the SIGINT handler can kill them.
+    static let runningGroups = LockedSet()
 
     /// Runs `arguments[0]` (looked up in PATH) with the rest as its arguments, in `directory`,
-    /// with standard output and error both written to `outputFile`. Returns how it ended.
+    /// with standard output and error both captured (bounded) into `outputFile`. `watch` is
+    /// called about every 50 ms while the child runs; returning true stops the child as
+    /// `.stoppedAfterWork`. Returns how it ended.
     public static func run(
         _ arguments: [String], in directory: URL, environment: [String: String] = [:],
-        outputFile: URL, deadline seconds: Double
+        outputFile: URL, limits: ChildLimits, watch: (() -> Bool)? = nil
     ) throws -> Termination {
+        var pipeEnds: [Int32] = [0, 0]
+        guard pipe(&pipeEnds) == 0 else { throw GraderError.cannotRun("could not create a pipe: \(String(cString: strerror(errno)))") }
+        let (readEnd, writeEnd) = (pipeEnds[0], pipeEnds[1])
+        let pid: pid_t
+        do {
+            pid = try spawn(arguments, in: directory, environment: environment, output: writeEnd)
+        } catch {
+            close(readEnd)
+            close(writeEnd)
+            throw error
+        }
+        close(writeEnd)
+        runningGroups.insert(pid)
+        defer { runningGroups.remove(pid) }
+
+        let capture = OutputCapture(keep: limits.keptOutput)
+        let drained = DispatchSemaphore(value: 0)
+        let reader = Thread {
+            var buffer = [UInt8](repeating: 0, count: 64 << 10)
+            while true {
+                let count = read(readEnd, &buffer, buffer.count)
+                if count > 0 { capture.append(Data(buffer[0..<count])); continue }
+                if count < 0 && errno == EINTR { continue }
+                break
+            }
+            drained.signal()
+        }
+        reader.start()
+
+        let termination = waitForExit(pid, limits: limits, capture: capture, watch: watch)
+        // Whatever the test binary started must not linger, and the pipe closes with it.
+        kill(-pid, SIGKILL)
+        if drained.wait(timeout: .now() + 2) == .timedOut {
+            // A process outside the group still holds the pipe: stop reading.
+        }
+        close(readEnd)
+        try capture.text.write(to: outputFile)
+        return termination
+    }
+
+    /// The same, with the default output limits.
+    public static func run(
+        _ arguments: [String], in directory: URL, environment: [String: String] = [:],
+        outputFile: URL, deadline: Double
+    ) throws -> Termination {
+        try run(arguments, in: directory, environment: environment, outputFile: outputFile, limits: ChildLimits(deadline: deadline))
+    }
+
+    private static func waitForExit(_ pid: pid_t, limits: ChildLimits, capture: OutputCapture, watch: (() -> Bool)?) -> Termination {
+        let end = Date(timeIntervalSinceNow: limits.deadline)
+        var waitStatus: Int32 = 0
+        var ticks = 0
+        while true {
+            let result = waitpid(pid, &waitStatus, WNOHANG)
+            if result == pid {
+                // Killed by the Ctrl-C handler: say so rather than report a crash.
+                if Interrupt.requested { return .interrupted }
+                let signal = waitStatus & 0x7f
+                return signal == 0 ? .exited((waitStatus >> 8) & 0xff) : .signalled(signal)
+            }
+            if result < 0 && errno != EINTR { return .exited(-1) }
+            if Interrupt.requested { killGroup(pid); return .interrupted }
+            if capture.bytesSeen > limits.outputLimit { killGroup(pid); return .outputLimitExceeded }
+            if Date() >= end { killGroup(pid); return .timedOut }
+            ticks += 1
+            if ticks % 5 == 0, let watch, watch() { killGroup(pid); return .stoppedAfterWork }
+            usleep(10_000)
+        }
+    }
+
+    private static func spawn(_ arguments: [String], in directory: URL, environment: [String: String], output: Int32) throws -> pid_t {
         #if canImport(Darwin)
         var fileActions: posix_spawn_file_actions_t? = nil
         var attributes: posix_spawnattr_t? = nil
@@ -42,9 +137,8 @@ public enum ChildProcess {
             posix_spawn_file_actions_destroy(&fileActions)
             posix_spawnattr_destroy(&attributes)
         }
-        _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
-        posix_spawn_file_actions_addopen(&fileActions, 1, outputFile.path, O_WRONLY | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&fileActions, 1, 2)
+        posix_spawn_file_actions_adddup2(&fileActions, output, 1)
+        posix_spawn_file_actions_adddup2(&fileActions, output, 2)
         posix_spawn_file_actions_addopen(&fileActions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
         posix_spawnattr_setpgroup(&attributes, 0)
@@ -53,6 +147,7 @@ public enum ChildProcess {
         for (key, value) in environment { env[key] = value }
         let envStrings = env.map { "\($0.key)=\($0.value)" }
 
+        // posix_spawn has no portable "change directory" action: spawn from the directory.
         let previousDirectory = FileManager.default.currentDirectoryPath
         _ = FileManager.default.changeCurrentDirectoryPath(directory.path)
         defer { _ = FileManager.default.changeCurrentDirectoryPath(previousDirectory) }
@@ -66,34 +161,7 @@ public enum ChildProcess {
         guard status == 0 else {
             throw GraderError.cannotRun("could not start \(arguments[0]): \(String(cString: strerror(status)))")
         }
-        currentGroup = pid
-        defer { currentGroup = 0 }
-
-        let end = Date(timeIntervalSinceNow: seconds)
-        var waitStatus: Int32 = 0
-        while true {
-            let result = waitpid(pid, &waitStatus, WNOHANG)
-            if result == pid {
-                // Killed by the Ctrl-C handler: say so rather than report a crash.
-                if Interrupt.requested { killGroup(pid); return .interrupted }
-                break
-            }
-            if result < 0 && errno != EINTR { return .exited(-1) }
-            if Interrupt.requested {
-                killGroup(pid)
-                return .interrupted
-            }
-            if Date() >= end {
-                killGroup(pid)
-                return .timedOut
-            }
-            usleep(10_000)
-        }
-        // The test binary has returned; make sure nothing it started lingers.
-        kill(-pid, SIGKILL)
-        let signal = waitStatus & 0x7f
-        if signal == 0 { return .exited((waitStatus >> 8) & 0xff) }
-        return .signalled(signal)
+        return pid
     }
 
     static func killGroup(_ pid: pid_t) {
@@ -110,7 +178,16 @@ public enum ChildProcess {
     }
 }
 
-/// Ctrl-C: kill the child's process group, then let the grader report and exit.
+/// A set of process ids behind a lock.
+final class LockedSet: @unchecked Sendable {
+    private let lock = NSLock()
+    private var members = Set<pid_t>()
+    func insert(_ pid: pid_t) { lock.lock(); members.insert(pid); lock.unlock() }
+    func remove(_ pid: pid_t) { lock.lock(); members.remove(pid); lock.unlock() }
+    var all: Set<pid_t> { lock.lock(); defer { lock.unlock() }; return members }
+}
+
+/// Ctrl-C: kill the children's process groups, then let the grader report and exit.
 public enum Interrupt {
     nonisolated(unsafe) static var requested = false
     nonisolated(unsafe) private static var source: DispatchSourceSignal?
@@ -120,8 +197,7 @@ public enum Interrupt {
         let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
         source.setEventHandler {
             requested = true
-            let group = ChildProcess.currentGroup
-            if group > 0 { kill(-group, SIGKILL) }
+            for group in ChildProcess.runningGroups.all { kill(-group, SIGKILL) }
         }
         source.resume()
         self.source = source
@@ -132,10 +208,12 @@ public enum GraderError: Error, CustomStringConvertible {
     case cannotRun(String)
     case badArguments(String)
     case badRubric(String)
+    /// Another grader holds this clone's lock.
+    case busy(String)
 
     public var description: String {
         switch self {
-        case .cannotRun(let text), .badArguments(let text), .badRubric(let text): text
+        case .cannotRun(let text), .badArguments(let text), .badRubric(let text), .busy(let text): text
         }
     }
 }

@@ -3,16 +3,26 @@ import Foundation
 /// Progress a grading run reports while it works (live on a terminal).
 public protocol GradingProgress: Sendable {
     func building(_ mode: BuildMode, excluded: [String])
-    func running(_ exercise: String, repetition: Int, of total: Int)
+    /// The checks running now, the longest-running first, with their seconds so far.
+    func running(_ checks: [(test: DeclaredTest, seconds: Double)])
+    /// A step that is neither building nor running checks ("looking for data races…").
+    func note(_ text: String)
 }
 
 public struct SilentProgress: GradingProgress {
     public init() {}
     public func building(_ mode: BuildMode, excluded: [String]) {}
-    public func running(_ exercise: String, repetition: Int, of total: Int) {}
+    public func running(_ checks: [(test: DeclaredTest, seconds: Double)]) {}
+    public func note(_ text: String) {}
 }
 
-/// One grading run: build, then each selected exercise's suite in a process of its own.
+/// One grading run: build, then every selected exercise's suite.
+///
+/// The suites run together in one process, in parallel, as `swift test` runs them: that is the
+/// fast path, and what a correct solution or an untouched stub takes. Only when that process
+/// dies, hangs, exits early or floods its output are the checks left without a result run
+/// again one at a time, exercise by exercise, so that the check to blame is known and the
+/// others still count.
 public struct GradingSession {
     public var layout: KataLayout
     public var rubric: Rubric
@@ -21,8 +31,8 @@ public struct GradingSession {
     /// Overrides every exercise's deadline (seconds per suite run).
     public var timeoutOverride: Double?
     public var progress: any GradingProgress
-    /// How long a build may take: a cold build on two cores is under a minute.
-    public var buildDeadline: Double = 1_200
+    /// More environment for the test process (verify's `KATA_EXIT_WHEN`).
+    public var testEnvironment: [String: String] = [:]
 
     public init(layout: KataLayout, rubric: Rubric, mode: BuildMode, repetitions: Int = 1,
                 timeoutOverride: Double? = nil, progress: any GradingProgress = SilentProgress()) {
@@ -34,144 +44,118 @@ public struct GradingSession {
         self.progress = progress
     }
 
-    var workDirectory: URL { layout.stateDirectory.appendingPathComponent("runs") }
+    var workDirectory: URL {
+        layout.stateDirectory.appendingPathComponent("runs/" + (mode.variant.map { "variant-\($0)" } ?? (mode.solutions ? "solutions" : "exercises")) + (mode.sanitize ? "-tsan" : ""))
+    }
+
+    func deadline(_ exercise: Rubric.Exercise) -> Double { timeoutOverride ?? exercise.deadline }
 
     /// Grades `selected` (rubric exercises); throws when grading itself cannot run.
     public func grade(_ selected: [Rubric.Exercise]) throws -> [ExerciseResult] {
         try FileManager.default.createDirectory(at: workDirectory, withIntermediateDirectories: true)
         let names = selected.map(\.name)
         let unselected = rubric.exercises.map(\.name).filter { !names.contains($0) }
-        let (broken, excluded) = try build(excluding: unselected)
-        var results: [ExerciseResult] = []
-        for exercise in selected {
-            if let error = broken[exercise.name] {
-                results.append(ExerciseResult(
-                    name: exercise.name, title: exercise.title, status: .doesNotCompile(error),
-                    checks: exercise.checks.map {
-                        CheckResult(test: $0.test, title: $0.test, points: $0.points, earned: 0, passed: false,
-                                    message: "does not compile", file: error.file, line: error.line)
-                    }, runs: 0, seconds: 0))
+        let builder = Builder(layout: layout, rubric: rubric, mode: mode, progress: progress,
+                              log: workDirectory.appendingPathComponent("build.log"))
+        let (broken, excluded) = try builder.build(excluding: unselected)
+        let compiled = selected.filter { broken[$0.name] == nil }
+
+        var runs: [String: [SuiteRun]] = [:]
+        var seconds: [String: Double] = [:]
+        for _ in 1...repetitions where !compiled.isEmpty {
+            for (name, outcome) in try gradeOnce(compiled, excluded: excluded) {
+                runs[name, default: []].append(outcome.run)
+                seconds[name, default: 0] += outcome.seconds
+            }
+            if Interrupt.requested { break }
+        }
+        return selected.map { exercise in
+            if let error = broken[exercise.name] { return Scoring.doesNotCompile(exercise, error) }
+            let exerciseRuns = runs[exercise.name] ?? []
+            var result = Scoring.score(
+                exercise, runs: exerciseRuns.map(\.stream), terminations: exerciseRuns.map(\.termination),
+                deadline: deadline(exercise), seconds: seconds[exercise.name] ?? 0)
+            let findings = exerciseRuns.flatMap { SanitizerReport.findings(in: $0.sanitizerText, exercise: exercise.name) }
+            // A data race outranks failing checks (it is often their cause), not a crash or a hang.
+            if let race = findings.first(where: { $0.file != nil }) ?? (compiled.count == 1 ? findings.first : nil) {
+                switch result.status {
+                case .complete, .completeOnThisPlatform, .inProgress: result.status = .dataRace(race)
+                default: break
+                }
+            }
+            result.declared = exerciseRuns.first { !$0.stream.declared.isEmpty }?.stream.declared ?? []
+            return result
+        }
+    }
+
+    /// One repetition over `exercises`: the parallel run, then the one-at-a-time reruns where
+    /// checks were left without a result. Returns, per exercise, its merged run and the seconds
+    /// its checks took (from its first check's start to its last check's end in the shared run,
+    /// plus its reruns).
+    func gradeOnce(_ exercises: [Rubric.Exercise], excluded: [String]) throws -> [String: (run: SuiteRun, seconds: Double)] {
+        let runner = SuiteRunner(layout: layout, mode: mode, excluded: excluded, workDirectory: workDirectory,
+                                 progress: progress, environment: testEnvironment)
+        let together = try runner.run(
+            name: "all", filter: SuiteRunner.filter(suitesOf: exercises.map(\.name)), parallel: true,
+            deadline: exercises.map(deadline).max() ?? Rubric.defaultTimeoutSeconds)
+        var outcomes: [String: (run: SuiteRun, seconds: Double)] = [:]
+        for exercise in exercises {
+            var run = together
+            run.stream = together.stream.restricted(toIDsWithPrefix: "\(exercise.name)Tests.")
+            if together.termination.isNormal { run.termination = .exited(0) }
+            let left = run.stream.withoutResult
+            let endedCleanly = together.termination.isNormal && together.stream.runEnded
+            let share = run.stream.activeSeconds
+            guard !Interrupt.requested, !endedCleanly, !left.isEmpty || run.stream.declared.isEmpty else {
+                outcomes[exercise.name] = (run, share)
                 continue
             }
-            results.append(try run(exercise, excluded: excluded))
-            if Interrupt.requested { break }
+            let rerunStarted = Date()
+            let rerun = try runBlamingOneAtATime(exercise, tests: left, runner: runner)
+            run.stream.merge(rerun.stream)
+            run.termination = rerun.termination
+            run.sanitizerText += rerun.sanitizerText
+            outcomes[exercise.name] = (run, share + Date().timeIntervalSince(rerunStarted))
         }
-        return results
+        return outcomes
     }
 
-    /// Builds; an exercise that does not compile is left out and the build tried again, so the
-    /// others can still be graded. Returns the compile errors by exercise and what was left out.
-    func build(excluding initial: [String]) throws -> (broken: [String: CompileError], excluded: [String]) {
-        var excluded = initial
-        var broken: [String: CompileError] = [:]
-        let log = workDirectory.appendingPathComponent("build.log")
-        for _ in 0...rubric.exercises.count {
-            progress.building(mode, excluded: excluded)
-            let termination = try ChildProcess.run(
-                mode.buildArguments, in: layout.root, environment: mode.environment(excluding: excluded),
-                outputFile: log, deadline: buildDeadline)
-            if termination == .exited(0) { return (broken, excluded) }
-            if termination == .interrupted { throw GraderError.cannotRun("interrupted") }
-            let output = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-            let errors = CompilerDiagnostics.errors(
-                in: output, exercises: rubric.exercises.map(\.name), root: layout.root.path)
-            var newlyBroken = false
-            for error in errors {
-                guard let name = error.exercise, !excluded.contains(name) else { continue }
-                broken[name] = broken[name] ?? error
-                excluded.append(name)
-                newlyBroken = true
-            }
-            if !newlyBroken {
-                let shared = errors.first.map { "\($0.file):\($0.line): error: \($0.message)" }
-                let tail = output.split(separator: "\n").suffix(15).joined(separator: "\n")
-                throw GraderError.cannotRun(
-                    "The build failed outside the exercises (\(termination)); grading cannot run.\n" + (shared ?? tail))
-            }
-        }
-        throw GraderError.cannotRun("The build kept failing; see \(layout.relative(log)).")
-    }
-
-    /// Runs one exercise's suite `repetitions` times and scores it.
-    func run(_ exercise: Rubric.Exercise, excluded: [String]) throws -> ExerciseResult {
-        let deadline = timeoutOverride ?? exercise.deadline
-        var streams: [EventStream] = []
-        var terminations: [Termination] = []
-        var findings: [SanitizerFinding] = []
-        let start = Date()
-        for repetition in 1...repetitions {
-            progress.running(exercise.name, repetition: repetition, of: repetitions)
-            let attempt = try runSkippingBlamedChecks(exercise, excluded: excluded, deadline: deadline)
-            streams.append(attempt.stream)
-            terminations.append(attempt.termination)
-            findings += attempt.findings
-            if Interrupt.requested { break }
-        }
-        var result = Scoring.score(
-            exercise, runs: streams, terminations: terminations, deadline: deadline,
-            seconds: Date().timeIntervalSince(start))
-        // A data race outranks failing checks (it is often their cause), not a crash or a hang.
-        if let race = findings.first(where: { $0.file != nil }) ?? findings.first {
-            switch result.status {
-            case .complete, .inProgress: result.status = .dataRace(race)
-            default: break
-            }
-        }
-        return result
-    }
-
-    /// One run of the suite. When a check crashes the process or hangs it past the deadline, the
-    /// suite runs again without that check, so the other checks still count. The termination
-    /// returned is the first abnormal one (it names the check to blame).
-    func runSkippingBlamedChecks(_ exercise: Rubric.Exercise, excluded: [String], deadline: Double)
-        throws -> (stream: EventStream, termination: Termination, findings: [SanitizerFinding]) {
-        var merged: EventStream?
+    /// Runs `tests` of one exercise one at a time. When a check crashes the process, hangs it,
+    /// exits it or floods its output, the run goes on without that check, so the others still
+    /// count. The termination returned is the first abnormal one (it names the check to blame).
+    func runBlamingOneAtATime(_ exercise: Rubric.Exercise, tests: [DeclaredTest], runner: SuiteRunner) throws -> SuiteRun {
+        let filter = tests.isEmpty ? SuiteRunner.filter(suitesOf: [exercise.name]) : SuiteRunner.filter(selecting: tests)
+        var merged: SuiteRun?
         var firstAbnormal: Termination?
         var skipped: [String] = []
-        var findings: [SanitizerFinding] = []
         let started = Date()
         while true {
-            let (stream, termination, found) = try runSuite(exercise, excluded: excluded, deadline: deadline, skipping: skipped)
-            findings += found
-            if merged == nil { merged = stream } else { merged?.merge(stream) }
-            let normal = termination == .exited(0) || termination == .exited(1)
-            if !normal && firstAbnormal == nil { firstAbnormal = termination }
-            let blamed = stream.unfinished.map(\.id).filter { !skipped.contains($0) }
-            // Stop when the run was normal, nothing new can be blamed, or retries have taken
-            // as long as two deadlines.
-            if normal || blamed.isEmpty || termination == .interrupted || Date().timeIntervalSince(started) > 2 * deadline {
-                return (merged ?? stream, firstAbnormal ?? termination, findings)
+            let run = try runner.run(name: exercise.name, filter: filter, skipping: skipped, parallel: false, deadline: deadline(exercise))
+            if merged == nil { merged = run } else {
+                merged?.stream.merge(run.stream)
+                merged?.sanitizerText += run.sanitizerText
+            }
+            let normal = run.termination.isNormal && run.stream.runEnded
+            if !normal && firstAbnormal == nil { firstAbnormal = run.termination }
+            let blamed = run.stream.unfinished.map(\.id).filter { !skipped.contains($0) }
+            // Stop when the run was normal, nothing new can be blamed, or reruns have taken as
+            // long as two deadlines.
+            if normal || blamed.isEmpty || run.termination == .interrupted || Date().timeIntervalSince(started) > 2 * deadline(exercise) {
+                merged?.termination = firstAbnormal ?? run.termination
+                return merged ?? run
             }
             skipped += blamed
         }
     }
+}
 
-    func runSuite(_ exercise: Rubric.Exercise, excluded: [String], deadline: Double, skipping: [String])
-        throws -> (EventStream, Termination, [SanitizerFinding]) {
-        let streamFile = workDirectory.appendingPathComponent("\(exercise.name).jsonl")
-        let outputFile = workDirectory.appendingPathComponent("\(exercise.name).log")
-        let tsanDirectory = workDirectory.appendingPathComponent("tsan-\(exercise.name)")
-        try? FileManager.default.removeItem(at: streamFile)
-        var environment = mode.environment(excluding: excluded)
-        if mode.sanitize {
-            try? FileManager.default.removeItem(at: tsanDirectory)
-            try FileManager.default.createDirectory(at: tsanDirectory, withIntermediateDirectories: true)
-            // Exit tests capture their child's standard error, so reports go to files; and a
-            // report must not change a child's exit code, or the race shows up as a failed
-            // check instead of as the data race it is.
-            environment["TSAN_OPTIONS"] = "log_path=\(tsanDirectory.path)/report:exitcode=0"
+extension Termination {
+    /// The test binary's own endings: 0 (all passed), 1 (some failed), or stopped by the grader
+    /// after its run ended. Anything else is a crash, a hang, an early exit or too much output.
+    var isNormal: Bool {
+        switch self {
+        case .exited(0), .exited(1), .stoppedAfterWork: true
+        default: false
         }
-        let termination = try ChildProcess.run(
-            mode.testArguments(exercise: exercise.name, eventStream: streamFile.path, excluded: excluded, skipping: skipping),
-            in: layout.root, environment: environment, outputFile: outputFile, deadline: deadline)
-        var findings: [SanitizerFinding] = []
-        if mode.sanitize {
-            var text = (try? String(contentsOf: outputFile, encoding: .utf8)) ?? ""
-            for file in (try? FileManager.default.contentsOfDirectory(at: tsanDirectory, includingPropertiesForKeys: nil)) ?? [] {
-                text += (try? String(contentsOf: file, encoding: .utf8)) ?? ""
-            }
-            findings = SanitizerReport.findings(in: text, exercise: exercise.name)
-        }
-        return (EventStream(contentsOf: streamFile), termination, findings)
     }
 }

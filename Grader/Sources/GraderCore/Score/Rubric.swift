@@ -10,6 +10,16 @@ public struct Rubric: Codable, Equatable, Sendable {
         /// The test function's name, without `()`.
         public var test: String
         public var points: Int
+        /// Checks that must pass too for this one to earn its points: for a property that code
+        /// without synchronization has by accident (readers overlapping), which is worth
+        /// something only together with the safety it presumes.
+        public var requires: [String]?
+
+        public init(test: String, points: Int, requires: [String]? = nil) {
+            self.test = test
+            self.points = points
+            self.requires = requires
+        }
     }
 
     public struct Exercise: Codable, Equatable, Sendable {
@@ -18,6 +28,9 @@ public struct Rubric: Codable, Equatable, Sendable {
         public var checks: [Check]
         /// How long one run of the suite may take before it is killed as a suspected deadlock.
         public var timeoutSeconds: Double?
+        /// What this exercise asks that only Apple platforms can check; when set, a full score
+        /// elsewhere reads "complete on Linux" with this note.
+        public var platformNote: String?
 
         public var totalPoints: Int { checks.reduce(0) { $0 + $1.points } }
         public var deadline: Double { timeoutSeconds ?? Rubric.defaultTimeoutSeconds }

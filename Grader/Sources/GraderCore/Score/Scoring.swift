@@ -3,7 +3,9 @@ import Foundation
 /// Turns suite runs into check results and a status, with the rubric's points.
 public enum Scoring {
     /// Scores one exercise from the runs of its suite (one per repetition). A check earns its
-    /// points only if it passed in every run. `termination` is how the last run ended.
+    /// points only if it passed in every run, and, when the rubric says it `requires` other
+    /// checks, only if those passed too. `terminations` are how the runs ended (for a run
+    /// rerun one check at a time, its first abnormal ending).
     public static func score(
         _ exercise: Rubric.Exercise, runs: [EventStream], terminations: [Termination],
         deadline: Double, seconds: Double
@@ -14,14 +16,14 @@ public enum Scoring {
             let test = declared.first { $0.name == check.test }
             var passed = test != nil && !runs.isEmpty
             var firstIssue: IssueReport?
-            for run in runs {
+            for (run, termination) in zip(runs, terminations) {
                 guard let test else { break }
                 let outcome = run.runs[test.id] ?? TestRun()
                 if !outcome.passed {
                     passed = false
                     if firstIssue == nil {
-                        firstIssue = outcome.issues.first
-                            ?? IssueReport(message: outcome.started ? "The check did not finish: the suite stopped while it was running." : "The check did not run.")
+                        firstIssue = outcome.issues.first ?? IssueReport(message: unfinishedMessage(
+                            started: outcome.started, termination: termination, deadline: deadline))
                     }
                 }
             }
@@ -33,10 +35,43 @@ public enum Scoring {
                 earned: passed ? check.points : 0, passed: passed,
                 message: passed ? nil : firstIssue?.message, file: firstIssue?.file, line: firstIssue?.line))
         }
-        let status = status(checks: checks, runs: runs, terminations: terminations, deadline: deadline)
+        withholdPointsOfUnmetRequirements(&checks, exercise: exercise)
+        var status = status(checks: checks, runs: runs, terminations: terminations, deadline: deadline)
+        if status == .complete, let note = exercise.platformNote, !Platform.checksEverything {
+            status = .completeOnThisPlatform(note: note)
+        }
         return ExerciseResult(
             name: exercise.name, title: exercise.title, status: status, checks: checks,
             runs: runs.count, seconds: seconds)
+    }
+
+    /// A check whose requirements did not all pass keeps "passed" but earns nothing, and says why.
+    static func withholdPointsOfUnmetRequirements(_ checks: inout [CheckResult], exercise: Rubric.Exercise) {
+        for (index, check) in exercise.checks.enumerated() {
+            let unmet = (check.requires ?? []).compactMap { name in checks.first { $0.test == name && !$0.passed } }
+            guard checks[index].passed, !unmet.isEmpty else { continue }
+            checks[index].earned = 0
+            checks[index].withheld = "Passed, but earns its points only together with \(unmet.map { "\"\($0.title)\"" }.joined(separator: ", ")): code without synchronization can do this by accident."
+        }
+    }
+
+    /// What a check that has no result says: it never ran, or how the process ended while it ran.
+    static func unfinishedMessage(started: Bool, termination: Termination, deadline: Double) -> String {
+        guard started else { return "The check did not run." }
+        switch termination {
+        case .timedOut:
+            return "Deadlock suspected in this check: it was still running after \(Int(deadline)) s and was stopped. Look for a wait that is never signalled, a lock taken twice, or sync onto the queue you are already on."
+        case .signalled(let signal):
+            return "Crashed with signal \(signal) while this check was running: \(crashExplanation(signal))."
+        case .exited(let code):
+            return "The process exited with status \(code) before the check finished: something in your code called exit(). A check passes only when it runs to its end."
+        case .outputLimitExceeded:
+            return "Output limit exceeded: more than \(ChildLimits(deadline: 0).outputLimit >> 20) MB were printed while this check was running, and it was stopped. Look for a print in a loop."
+        case .interrupted:
+            return "Interrupted while this check was running."
+        case .stoppedAfterWork:
+            return "The check did not finish: the suite stopped while it was running."
+        }
     }
 
     static func status(checks: [CheckResult], runs: [EventStream], terminations: [Termination], deadline: Double) -> ExerciseStatus {
@@ -47,17 +82,26 @@ public enum Scoring {
                 return .timedOut(runningTest: running, seconds: deadline)
             case .signalled(let signal):
                 return .crashed(signal: signal, runningTest: running)
-            case .exited:
-                if !run.runEnded {
-                    // The process ended without finishing the run: a trap inside a test.
-                    if case .exited(let code) = termination, code != 0 && code != 1 {
-                        return .crashed(signal: 0, runningTest: running)
-                    }
-                }
+            case .outputLimitExceeded:
+                return .outputLimitExceeded(runningTest: running)
+            case .exited(let code) where !run.runEnded:
+                return .exitedEarly(code: code, runningTest: running)
+            case .exited, .stoppedAfterWork:
+                break
             }
         }
         if let failing = checks.first(where: { !$0.passed }) { return .inProgress(firstFailing: failing.title) }
         return .complete
+    }
+
+    /// The result of an exercise that did not compile: every check fails at the error.
+    static func doesNotCompile(_ exercise: Rubric.Exercise, _ error: CompileError) -> ExerciseResult {
+        ExerciseResult(
+            name: exercise.name, title: exercise.title, status: .doesNotCompile(error),
+            checks: exercise.checks.map {
+                CheckResult(test: $0.test, title: $0.test, points: $0.points, earned: 0, passed: false,
+                            message: "does not compile", file: error.file, line: error.line)
+            }, runs: 0, seconds: 0)
     }
 
     /// A word on what usually causes a signal, for the learner.
@@ -69,5 +113,28 @@ public enum Scoring {
         case 9: "killed: the process ran out of time or memory"
         default: "the process died"
         }
+    }
+}
+
+/// What this platform's suites can observe.
+public enum Platform {
+    /// Apple platforms have real key-value observing; swift-corelibs-foundation does not, so on
+    /// Linux some properties (an operation's isExecuting announcements) cannot be checked.
+    public static var checksEverything: Bool {
+        #if canImport(ObjectiveC)
+        true
+        #else
+        false
+        #endif
+    }
+
+    public static var name: String {
+        #if os(macOS)
+        "macOS"
+        #elseif os(Linux)
+        "Linux"
+        #else
+        "this platform"
+        #endif
     }
 }

@@ -1,0 +1,86 @@
+import Foundation
+
+/// `grader watch [exercise]`: after each save under `Exercises/`, re-grade the exercise that
+/// changed (or the named one), clear the screen and show its points, checks, the first failing
+/// check and the next step. A compile error shows the compiler's first error and waits for the
+/// next save. `h` shows the next hint, `q` or Ctrl-C quits.
+struct WatchCommand {
+    var layout: KataLayout
+    var rubric: Rubric
+    var arguments: Arguments
+
+    func run() throws -> Int32 {
+        let named = try arguments.exercises.first.map { try GraderApp.select([$0], from: rubric)[0] }
+        let style = Style.detect()
+        let keys = KeyReader()
+        defer { keys.close() }
+        var loop = WatchLoop(
+            detector: ChangeDetector(root: layout.root.appendingPathComponent("Exercises")),
+            exercises: rubric.exercises.map(\.name), named: named?.name)
+        var current = named?.name ?? firstUnfinished()
+        show(try regrade(current, style: style), style: style)
+        while !Interrupt.requested {
+            switch keys.poll() {
+            case .quit?: return 0
+            case .hint?: try showHint(current)
+            case nil: break
+            }
+            if let exercise = loop.exerciseToRegrade() {
+                current = exercise
+                show(try regrade(exercise, style: style), style: style)
+            }
+            usleep(100_000)
+        }
+        print("\nStopped watching.")
+        return 0
+    }
+
+    /// With no exercise named, start where the learner is: the first one not complete last time.
+    func firstUnfinished() -> String {
+        let statuses = History(file: layout.stateDirectory.appendingPathComponent("history.json")).latestStatuses
+        return rubric.exercises.first { !(statuses[$0.name] ?? "").hasPrefix("complete") }?.name ?? rubric.exercises[0].name
+    }
+
+    func regrade(_ name: String, style: Style) throws -> String {
+        let progress = TerminalProgress(style: style)
+        let lock = try GraderApp.takeLock(layout: layout, wait: true)
+        defer { lock.release() }
+        var options = arguments
+        options.exercises = [name]
+        let command = GradeCommand(layout: layout, rubric: rubric, arguments: options)
+        let report = try command.grade(try GraderApp.select([name], from: rubric), progress: progress)
+        progress.clear()
+        var history = History(file: layout.stateDirectory.appendingPathComponent("history.json"))
+        let summary = history.summary(for: report.exercises, solutions: false)
+        try? history.record(report.exercises, solutions: false)
+        return TextReport.render(report, history: summary, style: style)
+    }
+
+    func show(_ text: String, style: Style) {
+        let clear = style.live ? "\u{1B}[2J\u{1B}[H" : "\n"
+        let time = DateFormatter.localizedString(from: Date(), dateStyle: .none, timeStyle: .medium)
+        print(clear + style.dim("grader watch · graded at \(time) · save a file under Exercises/ to re-grade · h: next hint · q: quit") + "\n")
+        print(text)
+    }
+
+    func showHint(_ name: String) throws {
+        print("")
+        _ = try HintCommand.run(name, layout: layout, rubric: rubric, onlyNewest: true)
+    }
+}
+
+/// The watch loop's decisions, apart from the terminal: which exercise to re-grade after a
+/// settled change (the named one, or the one whose files changed).
+struct WatchLoop {
+    var detector: ChangeDetector
+    var exercises: [String]
+    var named: String?
+
+    mutating func exerciseToRegrade(now: Date = Date()) -> String? {
+        let changed = detector.poll(now: now)
+        guard !changed.isEmpty else { return nil }
+        if let named { return named }
+        let touched = changed.compactMap { ChangeDetector.exercise(of: $0, among: exercises) }
+        return exercises.first { touched.contains($0) }
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+
+/// One run of the test binary over some tests, with its event stream read live.
+struct SuiteRun {
+    var stream: EventStream
+    var termination: Termination
+    /// ThreadSanitizer's report text (with `--sanitize`), from the log and the report files.
+    var sanitizerText: String
+}
+
+/// Runs the test binary: which tests, in parallel or one at a time, with a deadline, live
+/// progress, and a stop shortly after the run has ended (a process that lingers after its last
+/// test, e.g. on a thread stuck in learner code, is not worth waiting for).
+struct SuiteRunner {
+    var layout: KataLayout
+    var mode: BuildMode
+    var excluded: [String]
+    var workDirectory: URL
+    var progress: any GradingProgress
+    var environment: [String: String] = [:]
+
+    /// How long a process may linger after its run ended.
+    static let lingerSeconds = 1.5
+
+    /// Runs the tests that `filter` selects (a regular expression over test ids), leaving out the
+    /// ids in `skipping`. `name` names the files in `.kata/runs/`.
+    func run(name: String, filter: String, skipping: [String] = [], parallel: Bool, deadline: Double) throws -> SuiteRun {
+        let streamFile = workDirectory.appendingPathComponent("\(name).jsonl")
+        let outputFile = workDirectory.appendingPathComponent("\(name).log")
+        let tsanDirectory = workDirectory.appendingPathComponent("tsan-\(name)")
+        try? FileManager.default.removeItem(at: streamFile)
+        var environment = mode.environment(excluding: excluded).merging(self.environment) { $1 }
+        if mode.sanitize {
+            try? FileManager.default.removeItem(at: tsanDirectory)
+            try FileManager.default.createDirectory(at: tsanDirectory, withIntermediateDirectories: true)
+            // Exit tests capture their child's standard error, so reports go to files; and a
+            // report must not change a child's exit code, or the race shows up as a failed
+            // check instead of as the data race it is.
+            environment["TSAN_OPTIONS"] = "log_path=\(tsanDirectory.path)/report:exitcode=0"
+        }
+        let tail = EventStreamTail(url: streamFile)
+        let termination = try ChildProcess.run(
+            mode.testArguments(filter: filter, eventStream: streamFile.path, parallel: parallel, skipping: skipping),
+            in: layout.root, environment: environment, outputFile: outputFile, limits: ChildLimits(deadline: deadline)
+        ) {
+            tail.poll()
+            progress.running(tail.running.map { ($0.test, $0.seconds) })
+            guard let ended = tail.runEndedAt else { return false }
+            return Date().timeIntervalSince(ended) > Self.lingerSeconds
+        }
+        var sanitizerText = ""
+        if mode.sanitize {
+            sanitizerText = (try? String(contentsOf: outputFile, encoding: .utf8)) ?? ""
+            for file in (try? FileManager.default.contentsOfDirectory(at: tsanDirectory, includingPropertiesForKeys: nil)) ?? [] {
+                sanitizerText += (try? String(contentsOf: file, encoding: .utf8)) ?? ""
+            }
+        }
+        return SuiteRun(stream: EventStream(contentsOf: streamFile), termination: termination, sanitizerText: sanitizerText)
+    }
+
+    /// A filter that selects exactly `tests` (by id).
+    static func filter(selecting tests: [DeclaredTest]) -> String {
+        "^(" + tests.map { NSRegularExpression.escapedPattern(for: $0.id) }.joined(separator: "|") + ")$"
+    }
+
+    /// A filter that selects whole suites.
+    static func filter(suitesOf exercises: [String]) -> String {
+        "^(" + exercises.map { "\($0)Tests" }.joined(separator: "|") + ")\\."
+    }
+}

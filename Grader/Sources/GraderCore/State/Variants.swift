@@ -1,0 +1,59 @@
+import Foundation
+
+/// The wrong implementations in `Grader/Variants/<Exercise>/<Variant>/` that `grader verify`
+/// grades, and the most points each may earn (`Grader/Variants/<Exercise>/caps.json`).
+///
+/// Every exercise has `ExitsEarly`: its stub with `Tripwire.call()` at every entry point, which
+/// exits with status 0 on the first call or on a later call from another thread; it must earn
+/// nothing. Others (such as `Unsynchronized`, the solution with no synchronization at all) earn
+/// at most their cap: only what they do right.
+public struct VariantCatalog: Sendable {
+    public struct Cap: Codable, Equatable, Sendable {
+        public var maxPoints: Int
+        public var why: String?
+    }
+
+    /// Variant name → exercise name → its cap.
+    public var caps: [String: [String: Cap]] = [:]
+
+    public static let exitsEarly = "ExitsEarly"
+    /// The moments at which `ExitsEarly` exits (`KATA_EXIT_WHEN`).
+    public static let exitMoments = ["first-call", "later-call-from-another-thread"]
+
+    public static func load(layout: KataLayout, rubric: Rubric) -> (VariantCatalog, problems: [String]) {
+        var catalog = VariantCatalog()
+        var problems: [String] = []
+        let fm = FileManager.default
+        for exercise in rubric.exercises {
+            let folder = layout.variantsDirectory.appendingPathComponent(exercise.name)
+            let names = ((try? fm.contentsOfDirectory(atPath: folder.path)) ?? []).filter {
+                var isDirectory: ObjCBool = false
+                return fm.fileExists(atPath: folder.appendingPathComponent($0).path, isDirectory: &isDirectory) && isDirectory.boolValue
+            }
+            var declared: [String: Cap] = [:]
+            if let data = try? Data(contentsOf: folder.appendingPathComponent("caps.json")) {
+                do { declared = try JSONDecoder().decode([String: Cap].self, from: data) } catch {
+                    problems.append("\(layout.relative(folder))/caps.json is not valid: \(error)")
+                }
+            }
+            if !names.contains(exitsEarly) { problems.append("\(exercise.name) has no \(exitsEarly) variant in \(layout.relative(folder))") }
+            for name in names.sorted() {
+                if name == exitsEarly {
+                    catalog.caps[name, default: [:]][exercise.name] = Cap(maxPoints: 0, why: "an implementation that exits early earns nothing")
+                } else if let cap = declared[name] {
+                    catalog.caps[name, default: [:]][exercise.name] = cap
+                } else {
+                    problems.append("\(exercise.name)'s variant \(name) has no cap in caps.json")
+                }
+            }
+        }
+        return (catalog, problems)
+    }
+
+    /// Variant names, `ExitsEarly` first.
+    public var names: [String] { caps.keys.sorted { ($0 != Self.exitsEarly ? 1 : 0, $0) < ($1 != Self.exitsEarly ? 1 : 0, $1) } }
+}
+
+extension KataLayout {
+    public var variantsDirectory: URL { root.appendingPathComponent("Grader/Variants") }
+}
