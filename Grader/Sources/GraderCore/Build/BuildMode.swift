@@ -39,21 +39,28 @@ public struct BuildMode: Sendable, Equatable {
         ["swift", "build", "--build-tests", "--scratch-path", scratchPath] + (sanitize ? ["--sanitize=thread"] : [])
     }
 
-    /// The command that runs the tests `filter` selects, with an event stream. In parallel
+    /// The command that runs the test binary, without the options that pick tests.
+    public var testCommand: [String] {
+        #if os(Linux)
+        // Running the test binary directly saves SwiftPM's start-up on every suite run.
+        return ["\(scratchPath)/debug/ConcurrencyKataPackageTests.xctest", "--testing-library", "swift-testing"]
+        #else
+        return ["swift", "test", "--skip-build", "--scratch-path", scratchPath, "--disable-xctest"] + (sanitize ? ["--sanitize=thread"] : [])
+        #endif
+    }
+
+    /// The options that run the tests `filter` selects, with an event stream. In parallel
     /// (Swift Testing's default, what `swift test` does) unless `parallel` is false: one at a
     /// time, so that when a run hangs or dies the one check that had started and not ended is
     /// the one to blame. `skipping` are test ids left out (ones that crashed or hung before).
-    public func testArguments(filter: String, eventStream: String, parallel: Bool = true, skipping: [String] = []) -> [String] {
+    public static func testOptions(filter: String, eventStream: String, parallel: Bool = true, skipping: [String] = []) -> [String] {
         let skip = skipping.isEmpty ? [] : ["--skip", "^(" + skipping.map { NSRegularExpression.escapedPattern(for: $0) }.joined(separator: "|") + ")$"]
-        let serial = parallel ? [] : ["--no-parallel"]
-        #if os(Linux)
-        // Running the test binary directly saves SwiftPM's start-up on every suite run.
-        return ["\(scratchPath)/debug/ConcurrencyKataPackageTests.xctest", "--testing-library", "swift-testing"] + serial
+        return (parallel ? [] : ["--no-parallel"])
             + ["--filter", filter, "--event-stream-output-path", eventStream, "--event-stream-version", "0"] + skip
-        #else
-        return ["swift", "test", "--skip-build", "--scratch-path", scratchPath, "--disable-xctest"]
-            + (sanitize ? ["--sanitize=thread"] : []) + serial
-            + ["--filter", filter, "--event-stream-output-path", eventStream, "--event-stream-version", "0"] + skip
-        #endif
+    }
+
+    /// The whole command: `testCommand` and `testOptions`.
+    public func testArguments(filter: String, eventStream: String, parallel: Bool = true, skipping: [String] = []) -> [String] {
+        testCommand + Self.testOptions(filter: filter, eventStream: eventStream, parallel: parallel, skipping: skipping)
     }
 }

@@ -13,6 +13,9 @@ public enum Termination: Equatable, Sendable, Codable {
     case timedOut
     /// The grader was interrupted (Ctrl-C); the child's process group was killed.
     case interrupted
+    /// It exited (with this status) before the test run ended: code under test called exit().
+    /// The suite runner tells this from `.exited` by the event stream.
+    case exitedEarly(Int32)
     /// It printed more than the output limit; it and its whole process group were killed.
     case outputLimitExceeded
     /// The watcher asked to stop it after its work was done (a test run that ended but whose

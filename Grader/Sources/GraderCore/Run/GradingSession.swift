@@ -33,6 +33,8 @@ public struct GradingSession {
     public var progress: any GradingProgress
     /// More environment for the test process (verify's `KATA_EXIT_WHEN`).
     public var testEnvironment: [String: String] = [:]
+    /// Replaces the test binary; for the grader's own tests.
+    var testCommand: [String]?
 
     public init(layout: KataLayout, rubric: Rubric, mode: BuildMode, repetitions: Int = 1,
                 timeoutOverride: Double? = nil, progress: any GradingProgress = SilentProgress()) {
@@ -58,6 +60,12 @@ public struct GradingSession {
         let builder = Builder(layout: layout, rubric: rubric, mode: mode, progress: progress,
                               log: workDirectory.appendingPathComponent("build.log"))
         let (broken, excluded) = try builder.build(excluding: unselected)
+        return try gradeBuilt(selected, broken: broken, excluded: excluded)
+    }
+
+    /// Runs and scores `selected` once built; `broken` are those that did not compile.
+    func gradeBuilt(_ selected: [Rubric.Exercise], broken: [String: CompileError] = [:], excluded: [String] = []) throws -> [ExerciseResult] {
+        try FileManager.default.createDirectory(at: workDirectory, withIntermediateDirectories: true)
         let compiled = selected.filter { broken[$0.name] == nil }
 
         var runs: [String: [SuiteRun]] = [:]
@@ -94,7 +102,7 @@ public struct GradingSession {
     /// plus its reruns).
     func gradeOnce(_ exercises: [Rubric.Exercise], excluded: [String]) throws -> [String: (run: SuiteRun, seconds: Double)] {
         let runner = SuiteRunner(layout: layout, mode: mode, excluded: excluded, workDirectory: workDirectory,
-                                 progress: progress, environment: testEnvironment)
+                                 progress: progress, environment: testEnvironment, testCommand: testCommand)
         let together = try runner.run(
             name: "all", filter: SuiteRunner.filter(suitesOf: exercises.map(\.name)), parallel: true,
             deadline: exercises.map(deadline).max() ?? Rubric.defaultTimeoutSeconds)

@@ -18,6 +18,8 @@ struct SuiteRunner {
     var workDirectory: URL
     var progress: any GradingProgress
     var environment: [String: String] = [:]
+    /// Replaces the test binary (the grader's tests run a script that writes event streams).
+    var testCommand: [String]?
 
     /// How long a process may linger after its run ended.
     static let lingerSeconds = 1.5
@@ -40,7 +42,7 @@ struct SuiteRunner {
         }
         let tail = EventStreamTail(url: streamFile)
         let termination = try ChildProcess.run(
-            mode.testArguments(filter: filter, eventStream: streamFile.path, parallel: parallel, skipping: skipping),
+            (testCommand ?? mode.testCommand) + BuildMode.testOptions(filter: filter, eventStream: streamFile.path, parallel: parallel, skipping: skipping),
             in: layout.root, environment: environment, outputFile: outputFile, limits: ChildLimits(deadline: deadline)
         ) {
             tail.poll()
@@ -48,6 +50,9 @@ struct SuiteRunner {
             guard let ended = tail.runEndedAt else { return false }
             return Date().timeIntervalSince(ended) > Self.lingerSeconds
         }
+        let stream = EventStream(contentsOf: streamFile)
+        var ending = termination
+        if case .exited(let code) = termination, !stream.runEnded { ending = .exitedEarly(code) }
         var sanitizerText = ""
         if mode.sanitize {
             sanitizerText = (try? String(contentsOf: outputFile, encoding: .utf8)) ?? ""
@@ -55,7 +60,7 @@ struct SuiteRunner {
                 sanitizerText += (try? String(contentsOf: file, encoding: .utf8)) ?? ""
             }
         }
-        return SuiteRun(stream: EventStream(contentsOf: streamFile), termination: termination, sanitizerText: sanitizerText)
+        return SuiteRun(stream: stream, termination: ending, sanitizerText: sanitizerText)
     }
 
     /// A filter that selects exactly `tests` (by id).

@@ -63,7 +63,7 @@ public enum Scoring {
             return "Deadlock suspected in this check: it was still running after \(Int(deadline)) s and was stopped. Look for a wait that is never signalled, a lock taken twice, or sync onto the queue you are already on."
         case .signalled(let signal):
             return "Crashed with signal \(signal) while this check was running: \(crashExplanation(signal))."
-        case .exited(let code):
+        case .exited(let code), .exitedEarly(let code):
             return "The process exited with status \(code) before the check finished: something in your code called exit(). A check passes only when it runs to its end."
         case .outputLimitExceeded:
             return "Output limit exceeded: more than \(ChildLimits(deadline: 0).outputLimit >> 20) MB were printed while this check was running, and it was stopped. Look for a print in a loop."
@@ -84,6 +84,8 @@ public enum Scoring {
                 return .crashed(signal: signal, runningTest: running)
             case .outputLimitExceeded:
                 return .outputLimitExceeded(runningTest: running)
+            case .exitedEarly(let code):
+                return .exitedEarly(code: code, runningTest: running)
             case .exited(let code) where !run.runEnded:
                 return .exitedEarly(code: code, runningTest: running)
             case .exited, .stoppedAfterWork:

@@ -1,0 +1,60 @@
+import Foundation
+@testable import GraderCore
+
+/// A stand-in for the test binary: a shell script that writes a Swift Testing event stream for
+/// a suite of three checks, `basics`, `misbehaves` and `later`, where `misbehaves` does what
+/// `FAKE_SCENARIO` says (exit 0, print forever, crash, or pass). Lets the grader's tests drive the
+/// real process handling, rerun and scoring without building anything.
+enum FakeTestBinary {
+    static let ids = ["basics": "DemoTests.S/basics()/A.swift:1:1", "misbehaves": "DemoTests.S/misbehaves()/A.swift:2:1", "later": "DemoTests.S/later()/A.swift:3:1"]
+
+    static let exercise = Rubric.Exercise(
+        name: "Demo", title: "Demo exercise",
+        checks: [.init(test: "basics", points: 1), .init(test: "misbehaves", points: 2), .init(test: "later", points: 4)],
+        timeoutSeconds: 20)
+
+    static let script = #"""
+    #!/bin/sh
+    out=""; skip=""
+    while [ $# -gt 0 ]; do
+      case "$1" in
+        --event-stream-output-path) out="$2"; shift ;;
+        --skip) skip="$2"; shift ;;
+      esac
+      shift
+    done
+    rec() { printf '%s\n' "$1" >> "$out"; }
+    declare_test() { rec "{\"kind\":\"test\",\"payload\":{\"id\":\"DemoTests.S/$1()/A.swift:$2:1\",\"kind\":\"function\",\"name\":\"$1()\",\"sourceLocation\":{\"fileID\":\"DemoTests/A.swift\",\"line\":$2}},\"version\":0}"; }
+    event() { rec "{\"kind\":\"event\",\"payload\":{\"kind\":\"$1\",\"messages\":[],\"testID\":\"DemoTests.S/$2()/A.swift:$3:1\"},\"version\":0}"; }
+    declare_test basics 1; declare_test misbehaves 2; declare_test later 3
+    rec '{"kind":"event","payload":{"kind":"runStarted","messages":[]},"version":0}'
+    event testStarted basics 1; event testEnded basics 1
+    case "$skip" in
+      *misbehaves*) ;;
+      *)
+        event testStarted misbehaves 2
+        case "$FAKE_SCENARIO" in
+          exit0) exit 0 ;;
+          flood) yes "learner output that never ends" ;;
+          crash) kill -SEGV $$ ;;
+        esac
+        event testEnded misbehaves 2 ;;
+    esac
+    event testStarted later 3; event testEnded later 3
+    rec '{"kind":"event","payload":{"kind":"runEnded","messages":[]},"version":0}'
+    exit 0
+    """#
+
+    /// A fresh kata layout in a temporary folder with the script; returns the session to run it.
+    static func session(scenario: String) throws -> (GradingSession, KataLayout) {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("grader-fake-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        let binary = root.appendingPathComponent("fake-tests.sh")
+        try Data(script.utf8).write(to: binary)
+        let layout = KataLayout(root: root)
+        var session = GradingSession(layout: layout, rubric: Rubric(exercises: [exercise]), mode: BuildMode())
+        session.testCommand = ["sh", binary.path]
+        session.testEnvironment = ["FAKE_SCENARIO": scenario]
+        return (session, layout)
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+@testable import GraderCore
+
+/// The grading run end to end on a fake test binary: a pass needs the check's end, the check
+/// to blame is found by a rerun one at a time, the others keep their points, output is bounded.
+@Suite("Grading session")
+struct GradingSessionTests {
+    @Test("A process that exits with status 0 in the middle of a check: that check fails and says so, the others count")
+    func earlyExitFailsOnlyTheRunningCheck() throws {
+        let (session, _) = try FakeTestBinary.session(scenario: "exit0")
+        let result = try #require(try session.gradeBuilt([FakeTestBinary.exercise]).first)
+        #expect(result.status == .exitedEarly(code: 0, runningTest: "misbehaves"))
+        #expect(result.checks.map(\.passed) == [true, false, true])
+        #expect(result.points == 5, "basics (1) and later (4) count; the check that exited earns nothing")
+        let message = result.checks[1].message ?? ""
+        #expect(message.hasPrefix("The process exited with status 0 before the check finished: something in your code called exit()"), "got: \(message)")
+    }
+
+    @Test("Output that never ends stops the run as 'output limit exceeded', the log stays bounded, the others count")
+    func floodIsStoppedAndBounded() throws {
+        let (session, layout) = try FakeTestBinary.session(scenario: "flood")
+        let result = try #require(try session.gradeBuilt([FakeTestBinary.exercise]).first)
+        #expect(result.status == .outputLimitExceeded(runningTest: "misbehaves"))
+        #expect(result.checks.map(\.passed) == [true, false, true])
+        #expect((result.checks[1].message ?? "").hasPrefix("Output limit exceeded"))
+        let logs = try FileManager.default.contentsOfDirectory(at: layout.stateDirectory.appendingPathComponent("runs/exercises"), includingPropertiesForKeys: [.fileSizeKey])
+            .filter { $0.pathExtension == "log" }
+        #expect(!logs.isEmpty)
+        for log in logs {
+            let size = try log.resourceValues(forKeys: [.fileSizeKey]).fileSize ?? 0
+            #expect(size < 3 << 20, "\(log.lastPathComponent) is \(size) bytes")
+        }
+        let json = try JSONReport.encode(GradeReport(mode: BuildMode(), exercises: [result], modifiedFiles: [], date: Date()), repetitions: 1)
+        #expect((try? JSONSerialization.jsonObject(with: json)) != nil, "the JSON report stays valid")
+    }
+
+    @Test("A crash in one check is blamed on it; the others count")
+    func crashIsBlamed() throws {
+        let (session, _) = try FakeTestBinary.session(scenario: "crash")
+        let result = try #require(try session.gradeBuilt([FakeTestBinary.exercise]).first)
+        #expect(result.status == .crashed(signal: 11, runningTest: "misbehaves"))
+        #expect(result.points == 5)
+    }
+
+    @Test("A clean run needs no rerun and earns every point")
+    func cleanRun() throws {
+        let (session, _) = try FakeTestBinary.session(scenario: "pass")
+        let result = try #require(try session.gradeBuilt([FakeTestBinary.exercise]).first)
+        #expect(result.status == .complete || result.status == .completeOnThisPlatform(note: ""))
+        #expect(result.points == 7)
+    }
+
+    @Test("A check that requires others earns nothing while they fail, and says why")
+    func requirementsWithholdPoints() throws {
+        var exercise = FakeTestBinary.exercise
+        exercise.checks[2].requires = ["misbehaves"]
+        var (session, _) = try FakeTestBinary.session(scenario: "exit0")
+        session.rubric = Rubric(exercises: [exercise])
+        let result = try #require(try session.gradeBuilt([exercise]).first)
+        #expect(result.checks[2].passed)
+        #expect(result.checks[2].earned == 0)
+        #expect(result.points == 1)
+        #expect((result.checks[2].withheld ?? "").contains("earns its points only together with"))
+    }
+}
