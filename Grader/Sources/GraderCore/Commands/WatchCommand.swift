@@ -18,7 +18,7 @@ struct WatchCommand {
             detector: ChangeDetector(root: layout.root.appendingPathComponent("Exercises")),
             exercises: rubric.exercises.map(\.name), named: named?.name)
         var current = named?.name ?? firstUnfinished()
-        show(try regrade(current, style: style), style: style)
+        show(regradeOrExplain(current, style: style), style: style)
         while !Interrupt.requested {
             switch keys.poll() {
             case .quit?: return 0
@@ -27,7 +27,7 @@ struct WatchCommand {
             }
             if let exercise = loop.exerciseToRegrade() {
                 current = exercise
-                show(try regrade(exercise, style: style), style: style)
+                show(regradeOrExplain(exercise, style: style), style: style)
             }
             usleep(100_000)
         }
@@ -39,6 +39,14 @@ struct WatchCommand {
     func firstUnfinished() -> String {
         let statuses = History(file: layout.stateDirectory.appendingPathComponent("history.json")).latestStatuses
         return rubric.exercises.first { !(statuses[$0.name] ?? "").hasPrefix("complete") }?.name ?? rubric.exercises[0].name
+    }
+
+    /// A failure to grade (a broken test file, a build failure outside the exercises) is shown,
+    /// and the watch goes on: the next save may fix it.
+    func regradeOrExplain(_ name: String, style: Style) -> String {
+        do { return try regrade(name, style: style) } catch {
+            return style.red("Could not grade \(name): \(error)") + "\nSave again once it is fixed."
+        }
     }
 
     func regrade(_ name: String, style: Style) throws -> String {
