@@ -20,7 +20,7 @@ enum HintCommand {
             print("")
         }
         print(style.dim(count < hints.count
-            ? "Ask again for the next hint: swift run grader hint \(exercise.name)"
+            ? (onlyNewest ? "Press h for the next hint." : "Ask again for the next hint: swift run grader hint \(exercise.name)")
             : "That was the last hint. The README in Exercises/\(exercise.name)/ explains the concepts in full."))
         return 0
     }

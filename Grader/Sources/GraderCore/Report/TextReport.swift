@@ -81,6 +81,9 @@ public enum TextReport {
 
     static func nextStep(_ report: GradeReport, style: Style) -> [String] {
         guard let exercise = report.exercises.first(where: { !$0.isComplete }) else {
+            if report.exercises.count == 1, let only = report.exercises.first {
+                return ["", style.green("\(only.name) is complete. Well done!") + " See where you stand in the course: swift run grader list"]
+            }
             return report.exercises.isEmpty ? [] : [style.green("Every exercise is complete. Well done!")]
         }
         var lines = [""]
