@@ -53,14 +53,25 @@ public enum Checklist {
         suites by `swift run grader checklist --write`; `swift run grader verify` fails when this file
         is out of date. Total: \(rubric.totalPoints) points.
 
+        A check marked "only with" earns its points only when the checks it names pass too: it
+        checks a property that code without synchronization can have by accident (two readers
+        overlapping), which is worth something only together with the safety it presumes. An
+        exercise whose checks all pass is "complete" only when ThreadSanitizer finds no data race in
+        its suite.
+
         """
         for (number, exercise) in rubric.exercises.enumerated() {
             let titles = titles(layout: layout, exercise: exercise.name)
             text += "\n## \(number + 1). \(exercise.title) (`\(exercise.name)`, \(exercise.totalPoints) points)\n\n"
             text += "Suite: `Tests/\(exercise.name)Tests/`; run it with `swift test --filter \(exercise.name)Tests`.\n\n"
+            if let note = exercise.platformNote { text += "Only on Apple platforms: \(note)\n\n" }
             text += "| # | Check | Points | Test |\n|---|---|---|---|\n"
             for (index, check) in exercise.checks.enumerated() {
-                let title = (titles[check.test] ?? "(no @Test named \(check.test) found)").replacingOccurrences(of: "|", with: "\\|")
+                var title = (titles[check.test] ?? "(no @Test named \(check.test) found)").replacingOccurrences(of: "|", with: "\\|")
+                if let required = check.requires, !required.isEmpty {
+                    let numbers = required.compactMap { name in exercise.checks.firstIndex { $0.test == name }.map { "#\($0 + 1)" } }
+                    title += " (only with \(numbers.joined(separator: ", ")))"
+                }
                 text += "| \(index + 1) | \(title) | \(check.points) | `\(check.test)()` |\n"
             }
         }
