@@ -38,6 +38,17 @@ let exercisesWithGivenCode = allExercisesWithGivenCode.filter { !excluded.contai
 /// with `KATA_EXCLUDE`, the exercises that have no such variant).
 let variant = Context.environment["KATA_VARIANT"].flatMap { $0.isEmpty ? nil : $0 }
 
+/// `KATA_BENCH=1` (what `grader bench` sets, with its own scratch path): add the benchmark
+/// executables, which link the learner's exercise modules; see `Benchmarks/`.
+let benchmarked = ["ThreadSafeDictionary", "ThrottledDownloader", "AsyncOperation"]
+let benchmarks = Context.environment["KATA_BENCH"] == "1" ? benchmarked.filter(exercises.contains) : []
+
+func benchmarkExecutable(_ name: String) -> Target {
+    .executableTarget(
+        name: "bench-\(name)", dependencies: [.target(name: name), "KataBench", "DictionaryBench"],
+        path: "Benchmarks/Executables/\(name)")
+}
+
 /// Files in an exercise folder that are for the learner to read, not to compile.
 let learnerDocuments = ["README.md", "HINTS.md"]
 
@@ -63,16 +74,20 @@ let package = Package(
     name: "ConcurrencyKata",
     products: [
         .executable(name: "grader", targets: ["grader"]),
-    ],
+    ] + benchmarks.map { .executable(name: "bench-\($0)", targets: ["bench-\($0)"]) },
     targets: exercises.map(exerciseTarget) + exercises.map(exerciseSuite) + exercisesWithGivenCode.map(givenTarget) + [
         // What every suite uses: start barriers, deadlines, meters, exit-test reports.
         .target(name: "KataTestSupport", path: "Tests/KataTestSupport"),
         .testTarget(name: "KataTestSupportTests", dependencies: ["KataTestSupport"], path: "Tests/KataTestSupportTests"),
         // The grader: scores the suites; its rubric is Grader/rubric.json.
-        .target(name: "GraderCore", path: "Grader/Sources/GraderCore"),
+        .target(name: "GraderCore", dependencies: ["KataBench"], path: "Grader/Sources/GraderCore"),
         .executableTarget(name: "grader", dependencies: ["GraderCore"], path: "Grader/Sources/grader"),
         .testTarget(name: "GraderCoreTests", dependencies: ["GraderCore"], path: "Grader/Tests/GraderCoreTests"),
-    ] + (variant == nil ? [] : [
+        // The benchmarks' harness and the dictionary baselines (finished code, like Given/).
+        .target(name: "KataBench", path: "Benchmarks/KataBench"),
+        .target(name: "DictionaryBench", dependencies: ["KataBench"], path: "Benchmarks/DictionaryBench"),
+        .testTarget(name: "BenchmarkTests", dependencies: ["DictionaryBench", "KataBench"], path: "Benchmarks/Tests/BenchmarkTests"),
+    ] + benchmarks.map(benchmarkExecutable) + (variant == nil ? [] : [
         // What the "exits early" variants call at each entry point.
         .target(name: "KataTripwire", path: "Grader/Variants/Tripwire"),
     ]),

@@ -1,0 +1,107 @@
+import Foundation
+import KataBench
+
+/// `grader bench [exercise ...]`: measures the learner's implementation against the classic
+/// alternatives, on this machine. It builds the benchmarks in release mode in a scratch path of
+/// their own (`.build-bench`, so the debug builds are never disturbed), runs each in a child
+/// process with a deadline, and prints a table and bars per workload; `--json` and `--svg`
+/// write every figure and a chart. It changes no score and no history, and refuses an exercise
+/// whose suite is not complete: a racy implementation measured is a crash or a meaningless number.
+struct BenchCommand {
+    var layout: KataLayout
+    var rubric: Rubric
+    var arguments: Arguments
+
+    /// The exercises that have a benchmark (`Benchmarks/Executables/<Name>`), in course order.
+    var benchmarked: [String] {
+        rubric.exercises.map(\.name).filter {
+            FileManager.default.fileExists(atPath: layout.root.appendingPathComponent("Benchmarks/Executables/\($0)/main.swift").path)
+        }
+    }
+
+    func run() throws -> Int32 {
+        let style = Style.detect()
+        let names = arguments.exercises.isEmpty ? benchmarked : try GraderApp.select(arguments.exercises, from: rubric).map(\.name)
+        for name in names where !benchmarked.contains(name) {
+            throw GraderError.badArguments("\(name) has no benchmark; these do: \(benchmarked.joined(separator: ", "))")
+        }
+        let progress = TerminalProgress(style: style)
+        let ready = try completeExercises(names, progress: progress)
+        progress.clear()
+        var summaries: [BenchSummary] = []
+        for name in names {
+            guard ready.contains(name) else {
+                print(style.yellow("\(name): not measured, because its suite is not complete yet.")
+                    + " A racy or unfinished implementation measured is a crash or a meaningless number. Finish it first: swift run grader \(name)")
+                continue
+            }
+            progress.note("Building the \(name) benchmark in release mode…")
+            try build(name)
+            progress.note("Measuring \(name)\(arguments.quick ? " (quick)" : "")…")
+            let summary = try measure(name)
+            progress.clear()
+            print(BenchText.render(summary, style: style))
+            print("")
+            summaries.append(summary)
+        }
+        if !summaries.isEmpty {
+            print(style.dim("Measured on \(Self.machineDescription). Absolute figures vary between machines and runs; the ratios travel better. See each exercise's README for what to expect."))
+        }
+        if let path = arguments.jsonFile {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            try encoder.encode(summaries).write(to: URL(fileURLWithPath: path), options: .atomic)
+        }
+        if let path = arguments.svgFile {
+            try Data(BenchChart.render(summaries).utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+        }
+        return summaries.count == names.count ? 0 : 1
+    }
+
+    /// Grades the exercises (no history is written) and returns those that are complete,
+    /// race check included.
+    func completeExercises(_ names: [String], progress: any GradingProgress) throws -> Set<String> {
+        progress.note("Checking that \(names.joined(separator: ", ")) \(names.count == 1 ? "is" : "are") complete before measuring…")
+        var options = arguments
+        options.exercises = names
+        options.solutions = false
+        options.repetitions = 1
+        let report = try GradeCommand(layout: layout, rubric: rubric, arguments: options)
+            .grade(try GraderApp.select(names, from: rubric), progress: progress)
+        return Set(report.exercises.filter(\.isComplete).map(\.name))
+    }
+
+    static let scratchPath = ".build-bench"
+
+    func build(_ name: String) throws {
+        let log = layout.stateDirectory.appendingPathComponent("bench/build-\(name).log")
+        try FileManager.default.createDirectory(at: log.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let termination = try ChildProcess.run(
+            ["swift", "build", "-c", "release", "--scratch-path", Self.scratchPath, "--product", "bench-\(name)"],
+            in: layout.root, environment: ["KATA_BENCH": "1", "KATA_SOLUTIONS": "0", "KATA_EXCLUDE": "", "KATA_VARIANT": ""],
+            outputFile: log, deadline: 1_200)
+        guard termination == .exited(0) else {
+            throw GraderError.cannotRun("The \(name) benchmark did not build (\(termination)); see \(layout.relative(log)).")
+        }
+    }
+
+    func measure(_ name: String) throws -> BenchSummary {
+        let folder = layout.stateDirectory.appendingPathComponent("bench")
+        let output = folder.appendingPathComponent("\(name).json")
+        try? FileManager.default.removeItem(at: output)
+        let log = folder.appendingPathComponent("\(name).log")
+        let termination = try ChildProcess.run(
+            ["\(Self.scratchPath)/release/bench-\(name)", "--output", output.path] + (arguments.quick ? ["--quick"] : []),
+            in: layout.root, outputFile: log, deadline: arguments.quick ? 30 : 120)
+        guard termination == .exited(0), let data = try? Data(contentsOf: output),
+              let report = try? JSONDecoder().decode(BenchReport.self, from: data) else {
+            throw GraderError.cannotRun("The \(name) benchmark did not finish (\(termination)); see \(layout.relative(log)).")
+        }
+        return BenchSummary(report)
+    }
+
+    static var machineDescription: String {
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        return "\(Platform.name), \(cores) core\(cores == 1 ? "" : "s"), \(ProcessInfo.processInfo.physicalMemory >> 30) GiB"
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+
+/// The terminal view of a benchmark: per workload, a table of medians with the spread and the
+/// ratio to the baseline, and horizontal bars at the largest x (plain text on a pipe).
+enum BenchText {
+    static func render(_ summary: BenchSummary, style: Style, barWidth: Int = 40) -> String {
+        var lines = [style.bold("\(summary.exercise): \(summary.unit)") + (summary.higherIsBetter ? " (higher is better)" : " (lower is better)")]
+        lines += TextReport.wrapped("How: " + summary.method, width: 100).map { style.dim($0) }
+        for workload in summary.workloads {
+            lines.append("")
+            lines.append(style.bold(workload.name) + " — " + workload.description + (workload.baseline.map { "; ratios to \($0)" } ?? ""))
+            let nameWidth = min(36, max(14, workload.series.map(\.implementation.count).max() ?? 14))
+            let columnWidth = 22
+            lines.append("  " + "".padding(toLength: nameWidth, withPad: " ", startingAt: 0)
+                + workload.x.map { "\($0) \(workload.xLabel)".leftPadded(columnWidth) }.joined())
+            for series in workload.series {
+                var line = "  " + String(series.implementation.prefix(nameWidth)).padding(toLength: nameWidth, withPad: " ", startingAt: 0)
+                for cell in series.cells {
+                    guard let cell else { line += "—".leftPadded(columnWidth); continue }
+                    var text = BenchFormat.value(cell.median)
+                    if cell.relativeSpread >= 0.005 { text += String(format: " ±%.0f%%", cell.relativeSpread * 50) }
+                    if let ratio = cell.ratioToBaseline, !series.isBaseline { text += " " + BenchFormat.ratio(ratio) }
+                    line += text.leftPadded(columnWidth)
+                }
+                lines.append(series.isLearner ? style.bold(line) : line)
+            }
+            lines += bars(workload, style: style, width: barWidth)
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// Bars at the largest x where anything was measured, scaled to the largest median.
+    static func bars(_ workload: BenchSummary.Workload, style: Style, width: Int) -> [String] {
+        guard let column = workload.x.indices.last(where: { index in workload.series.contains { index < $0.cells.count && $0.cells[index] != nil } })
+        else { return [] }
+        let values = workload.series.map { column < $0.cells.count ? $0.cells[column]?.median : nil }
+        let largest = values.compactMap { $0 }.max() ?? 0
+        guard largest > 0 else { return [] }
+        var lines = ["  at \(workload.x[column]) \(workload.xLabel):"]
+        let nameWidth = min(36, max(14, workload.series.map(\.implementation.count).max() ?? 14))
+        for (series, value) in zip(workload.series, values) {
+            guard let value else { continue }
+            let length = max(1, Int((value / largest * Double(width)).rounded()))
+            let bar = String(repeating: "█", count: length)
+            lines.append("    " + String(series.implementation.prefix(nameWidth)).padding(toLength: nameWidth, withPad: " ", startingAt: 0)
+                + " " + (series.isLearner ? style.yellow(bar) : bar) + " " + BenchFormat.value(value))
+        }
+        return lines
+    }
+}
