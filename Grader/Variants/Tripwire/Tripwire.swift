@@ -1,26 +1,29 @@
 import Foundation
 
-/// What `grader verify` builds into its "exits early" implementations: each public entry point
-/// of such an implementation calls `Tripwire.call()` first, and the process exits with status 0
-/// at the moment `KATA_EXIT_WHEN` names, so that verify can prove that an early `exit(0)` never
-/// earns a point:
-/// - `first-call`: on the first call;
-/// - `later-call-from-another-thread`: on the first call that comes from another thread than the
-///   first call did.
+/// What `grader verify` builds into its misbehaving implementations (`Grader/Variants/<Exercise>/
+/// Misbehaving/`): each public entry point first calls `Tripwire.call()`, which misbehaves at
+/// the moment `KATA_MISBEHAVE` names, so that verify can prove that no misbehaviour earns a point:
+/// - `exit-on-first-call`: `exit(0)` on the first call;
+/// - `exit-on-later-call-from-another-thread`: `exit(0)` on the first call that comes from another
+///   thread than the first call did;
+/// - `print-forever`: prints without end on the first call.
 public enum Tripwire {
     private static let lock = NSLock()
     nonisolated(unsafe) private static var firstCaller: Thread?
 
     public static func call() {
-        switch ProcessInfo.processInfo.environment["KATA_EXIT_WHEN"] {
-        case "first-call":
+        switch ProcessInfo.processInfo.environment["KATA_MISBEHAVE"] {
+        case "exit-on-first-call":
             exit(0)
-        case "later-call-from-another-thread":
+        case "exit-on-later-call-from-another-thread":
             lock.lock()
             if firstCaller == nil { firstCaller = Thread.current }
             let fromAnotherThread = firstCaller !== Thread.current
             lock.unlock()
             if fromAnotherThread { exit(0) }
+        case "print-forever":
+            let line = Data(String(repeating: "print-forever ", count: 8).appending("\n").utf8)
+            while true { FileHandle.standardOutput.write(line) }
         default:
             break
         }

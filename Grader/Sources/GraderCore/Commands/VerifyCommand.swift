@@ -45,18 +45,18 @@ struct VerifyCommand {
         printSuiteTimes(solutions: solutions.value, stubs: stubs.value)
 
         let (catalog, catalogProblems) = VariantCatalog.load(layout: layout, rubric: rubric)
-        step("every exercise has an ExitsEarly variant, and every other variant a cap", catalogProblems)
+        step("every exercise has a Misbehaving variant, and every other variant a cap", catalogProblems)
         for variant in catalog.names {
             let capped = catalog.caps[variant] ?? [:]
             let exercises = rubric.exercises.filter { capped[$0.name] != nil }
-            let environments: [[String: String]] = variant == VariantCatalog.exitsEarly
-                ? VariantCatalog.exitMoments.map { ["KATA_EXIT_WHEN": $0] } : [[:]]
+            let environments: [[String: String]] = variant == VariantCatalog.misbehaving
+                ? VariantCatalog.misbehaviours.map { ["KATA_MISBEHAVE": $0] } : [[:]]
             for environment in environments {
                 var grading = session(BuildMode(variant: variant), progress)
                 grading.testEnvironment = environment
                 let graded = try timed { try grading.grade(exercises) }
                 progress.clear()
-                let when = environment["KATA_EXIT_WHEN"].map { ", exiting on the \($0.replacingOccurrences(of: "-", with: " "))" } ?? ""
+                let when = environment["KATA_MISBEHAVE"].map { " (\($0.replacingOccurrences(of: "-", with: " ")))" } ?? ""
                 step("variant \(variant)\(when) earns no more than its cap (\(graded.seconds) s)", capProblems(graded.value, caps: capped))
             }
         }

@@ -31,7 +31,7 @@ public struct GradingSession {
     /// Overrides every exercise's deadline (seconds per suite run).
     public var timeoutOverride: Double?
     public var progress: any GradingProgress
-    /// More environment for the test process (verify's `KATA_EXIT_WHEN`).
+    /// More environment for the test process (verify's `KATA_MISBEHAVE`).
     public var testEnvironment: [String: String] = [:]
     /// Replaces the test binary; for the grader's own tests.
     var testCommand: [String]?

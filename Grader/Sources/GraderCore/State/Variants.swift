@@ -3,9 +3,9 @@ import Foundation
 /// The wrong implementations in `Grader/Variants/<Exercise>/<Variant>/` that `grader verify`
 /// grades, and the most points each may earn (`Grader/Variants/<Exercise>/caps.json`).
 ///
-/// Every exercise has `ExitsEarly`: its stub with `Tripwire.call()` at every entry point, which
-/// exits with status 0 on the first call or on a later call from another thread; it must earn
-/// nothing. Others (such as `Unsynchronized`, the solution with no synchronization at all) earn
+/// Every exercise has `Misbehaving`: its stub with `Tripwire.call()` at every entry point, which
+/// exits with status 0 on the first call, or on a later call from another thread, or prints
+/// forever; it must earn nothing. Others (such as `Unsynchronized`, the solution with no synchronization at all) earn
 /// at most their cap: only what they do right.
 public struct VariantCatalog: Sendable {
     public struct Cap: Codable, Equatable, Sendable {
@@ -16,9 +16,9 @@ public struct VariantCatalog: Sendable {
     /// Variant name → exercise name → its cap.
     public var caps: [String: [String: Cap]] = [:]
 
-    public static let exitsEarly = "ExitsEarly"
-    /// The moments at which `ExitsEarly` exits (`KATA_EXIT_WHEN`).
-    public static let exitMoments = ["first-call", "later-call-from-another-thread"]
+    public static let misbehaving = "Misbehaving"
+    /// The misbehaviours verify runs `Misbehaving` with (`KATA_MISBEHAVE`).
+    public static let misbehaviours = ["exit-on-first-call", "exit-on-later-call-from-another-thread", "print-forever"]
 
     public static func load(layout: KataLayout, rubric: Rubric) -> (VariantCatalog, problems: [String]) {
         var catalog = VariantCatalog()
@@ -36,10 +36,10 @@ public struct VariantCatalog: Sendable {
                     problems.append("\(layout.relative(folder))/caps.json is not valid: \(error)")
                 }
             }
-            if !names.contains(exitsEarly) { problems.append("\(exercise.name) has no \(exitsEarly) variant in \(layout.relative(folder))") }
+            if !names.contains(misbehaving) { problems.append("\(exercise.name) has no \(misbehaving) variant in \(layout.relative(folder))") }
             for name in names.sorted() {
-                if name == exitsEarly {
-                    catalog.caps[name, default: [:]][exercise.name] = Cap(maxPoints: 0, why: "an implementation that exits early earns nothing")
+                if name == misbehaving {
+                    catalog.caps[name, default: [:]][exercise.name] = Cap(maxPoints: 0, why: "an implementation that exits early or prints forever earns nothing")
                 } else if let cap = declared[name] {
                     catalog.caps[name, default: [:]][exercise.name] = cap
                 } else {
@@ -50,8 +50,8 @@ public struct VariantCatalog: Sendable {
         return (catalog, problems)
     }
 
-    /// Variant names, `ExitsEarly` first.
-    public var names: [String] { caps.keys.sorted { ($0 != Self.exitsEarly ? 1 : 0, $0) < ($1 != Self.exitsEarly ? 1 : 0, $1) } }
+    /// Variant names, `Misbehaving` first.
+    public var names: [String] { caps.keys.sorted { ($0 != Self.misbehaving ? 1 : 0, $0) < ($1 != Self.misbehaving ? 1 : 0, $1) } }
 }
 
 extension KataLayout {
