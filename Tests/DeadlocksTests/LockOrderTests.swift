@@ -12,7 +12,7 @@ struct LockOrderTests {
     // MARK: Opposite transfers
 
     static let oppositeThreads = 8
-    static let oppositeRounds = 2_000
+    static let oppositeRounds = 6_000
     static let oppositePlace = "transfers between accounts 0 and 1 in both directions"
 
     @Test("Transfers 0 → 1 and 1 → 0 from 8 threads at once all finish, and no money appears or disappears")
@@ -28,7 +28,7 @@ struct LockOrderTests {
     }
 
     static func transferBothWays() {
-        let start = 10_000
+        let start = 30_000
         let bank = Bank(balances: [start, start])
         let refused = Locked(0)
         let finished = Watched.gang(oppositeThreads, in: oppositePlace, hint: orderHint) { index, steps in
@@ -120,7 +120,7 @@ struct LockOrderTests {
         let start = 1_000
         let bank = Bank(balances: Array(repeating: start, count: sharingAccounts))
         let occupancy = Locked(Occupancy())
-        let circleHint = "Threads lock (0, 1), (1, 2), (2, 3), (3, 0) and the reverse pairs: taking the first-named account first lets them form a cycle in which each holds one account and waits for the next. " + orderHint
+        let circleHint = "Threads lock (0, 1), (1, 2), (2, 3), (3, 0) and the reverse pairs: taking the first-named account first lets them form a cycle in which each holds one account and waits for the next. Take the locks in one global order: the lower account number first."
         let finished = Watched.gang(sharingThreads, in: sharingPlace, hint: circleHint) { index, steps in
             // Threads 0–3 go around the circle, threads 4–7 around it the other way.
             let k = index % sharingAccounts
@@ -138,7 +138,7 @@ struct LockOrderTests {
                     // A read-modify-write of both balances, with a pause in the middle that
                     // widens the window in which an intruder would be seen.
                     let (x, y) = (first, second)
-                    for _ in 0..<20 { sched_yield() }
+                    spin(microseconds: 20)
                     first = x - 1
                     second = y + 1
                     occupancy.withLock { state in

@@ -41,7 +41,7 @@ struct SerialWorkerTests {
         @Sendable func body() {
             meter.measure {
                 if !worker.isCurrent { record.withLock { $0.notCurrentInside += 1 } }
-                for _ in 0..<10 { sched_yield() }  // widens the window in which another body would be seen
+                spin(microseconds: 20)  // widens the window in which another body would be seen
             }
         }
         let finished = Watched.gang(serialThreads, in: serialPlace, hint: "A sync from another thread waits for the blocks ahead of it on the worker's queue; it must not wait for anything else.") { index, steps in
