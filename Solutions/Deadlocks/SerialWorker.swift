@@ -1,0 +1,45 @@
+import Dispatch
+
+/// A serial queue whose `sync` is safe to call from code already running on it.
+///
+/// Reference solution. `DispatchQueue.sync` onto the serial queue the caller is running on waits
+/// for the block that is running to end, and that block is the caller: it waits for itself
+/// (libdispatch usually stops the process with "dispatch_sync called on queue already owned by
+/// current thread"). So `sync` first asks "am I already on this queue?" and, if so, runs the body
+/// inline: the caller already has the queue to itself.
+///
+/// The question is answered with a `DispatchSpecificKey`: a value attached to this worker's queue
+/// that `DispatchQueue.getSpecific(key:)` finds only while the current code runs on that queue.
+/// Labels are not identities (two queues may share one), and threads are not queues (a `sync` from
+/// another thread usually runs its block on the calling thread; `async` blocks run on whichever
+/// pool thread is free).
+///
+/// Limit: `getSpecific` sees the innermost queue. Inside `other.sync { }` called from this worker's
+/// queue, `isCurrent` is false, and calling `self.sync` from there would still deadlock.
+public final class SerialWorker: @unchecked Sendable {
+    private let queue: DispatchQueue
+    /// One key per worker: no other queue ever carries it.
+    private let key = DispatchSpecificKey<Bool>()
+
+    public init(label: String) {
+        queue = DispatchQueue(label: label)
+        queue.setSpecific(key: key, value: true)
+    }
+
+    /// Runs body on the worker's queue and waits; runs it inline when called from the worker's own
+    /// queue (including from inside another sync or async block of the same worker).
+    public func sync<T>(_ body: () throws -> T) rethrows -> T {
+        if isCurrent { return try body() }
+        return try queue.sync(execute: body)
+    }
+
+    public func async(_ body: @escaping @Sendable () -> Void) {
+        queue.async(execute: body)
+    }
+
+    /// True when the caller is running on this worker's queue (not on another worker's, even one
+    /// with the same label).
+    public var isCurrent: Bool {
+        DispatchQueue.getSpecific(key: key) == true
+    }
+}

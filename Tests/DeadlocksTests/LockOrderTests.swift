@@ -1,0 +1,230 @@
+import Deadlocks
+import Foundation
+import KataTestSupport
+import Testing
+
+/// Per-account locks: transfers in opposite directions must not deadlock, transfers on disjoint
+/// pairs must run together, pairs that share an account must not, and total() must see one instant.
+@Suite("Lock ordering", .exitIsAFailure)
+struct LockOrderTests {
+    static let orderHint = "Threads that take the same locks in different orders (one locks 0 then 1, another 1 then 0) can each hold what the other waits for. Take the locks in one global order: the lower account number first, whatever the direction of the transfer."
+
+    // MARK: Opposite transfers
+
+    static let oppositeThreads = 8
+    static let oppositeRounds = 6_000
+    static let oppositePlace = "transfers between accounts 0 and 1 in both directions"
+
+    @Test("Transfers 0 → 1 and 1 → 0 from 8 threads at once all finish, and no money appears or disappears")
+    func oppositeTransfersFinish() async {
+        let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
+            IsolatedCheck.begin(in: LockOrderTests.oppositePlace)
+            LockOrderTests.transferBothWays()
+            IsolatedCheck.finish()
+        }
+        IsolatedCheck.explain(
+            ending, in: Self.oppositePlace,
+            crashHint: "A crash here usually means two threads changed the same balance at once: lock both accounts around the check and the move.")
+    }
+
+    static func transferBothWays() {
+        let start = 30_000
+        let bank = Bank(balances: [start, start])
+        let refused = Locked(0)
+        let finished = Watched.gang(oppositeThreads, in: oppositePlace, hint: orderHint) { index, steps in
+            // Even threads move money 0 → 1, odd ones 1 → 0: every pair of neighbours takes the
+            // same two locks in opposite directions, thousands of times.
+            let (from, to) = index.isMultiple(of: 2) ? (0, 1) : (1, 0)
+            var refusedHere = 0
+            for _ in 0..<oppositeRounds {
+                if !bank.transfer(from: from, to: to, amount: 1) { refusedHere += 1 }
+                steps.tick()
+            }
+            refused.withLock { $0 += refusedHere }
+        }
+        guard finished else { return }
+        let made = oppositeThreads * oppositeRounds
+        #expect(
+            refused.current == 0,
+            "transfer returned false \(refused.current) times out of \(made), although both accounts always held more than the 1 being moved (each starts with \(start)). transfer returns false only when `from` holds less than `amount`.")
+        let balances = [bank.balance(of: 0), bank.balance(of: 1)]
+        #expect(
+            balances == [start, start],
+            "After \(made / 2) transfers of 1 each way, the balances should be back at [\(start), \(start)]; they are \(balances) (sum \(balances.reduce(0, +)), expected \(2 * start)). \(balances.reduce(0, +) == 2 * start ? "" : "Money appeared or disappeared: two threads changed a balance at once. ")Lock both accounts around the check and the move.")
+    }
+
+    // MARK: Disjoint pairs run together
+
+    static let meetingSeconds = 2.0
+    static let disjointPlace = "withAccounts on the disjoint pairs (0, 1) and (3, 2)"
+
+    @Test("withAccounts on two disjoint pairs can be inside at the same time")
+    func disjointPairsRunTogether() async {
+        let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
+            IsolatedCheck.begin(in: LockOrderTests.disjointPlace)
+            LockOrderTests.disjointPairsMeet()
+            IsolatedCheck.finish()
+        }
+        IsolatedCheck.explain(ending, in: Self.disjointPlace, crashHint: "withAccounts on accounts (0, 1) and (3, 2) of a bank with 4 accounts should simply run both bodies.")
+    }
+
+    static func disjointPairsMeet() {
+        let bank = Bank(balances: [10, 20, 30, 40])
+        let meeting = Rendezvous(parties: 2, seconds: meetingSeconds)
+        let met = Locked([Bool]())
+        let seen = Locked([[Int]](repeating: [], count: 2))
+        Watched.gang(2, in: disjointPlace, hint: "A body waiting for its partner should never block withAccounts on other accounts.") { index, steps in
+            let (a, b) = index == 0 ? (0, 1) : (3, 2)
+            steps.enter("withAccounts(\(a), \(b))")
+            bank.withAccounts(a, b) { first, second in
+                seen.withLock { $0[index] = [first, second] }
+                let together = meeting.arriveAndWait()
+                met.withLock { $0.append(together) }
+            }
+            steps.tick()
+        }
+        #expect(
+            seen.current == [[10, 20], [40, 30]],
+            "withAccounts should hand its body the two accounts' balances in the order named: (0, 1) → [10, 20] and (3, 2) → [40, 30]; the bodies saw \(seen.current).")
+        #expect(
+            met.current.count == 2 && met.current.allSatisfy { $0 },
+            "withAccounts(0, 1) and withAccounts(3, 2) were never inside their bodies at the same time (waited \(Int(meetingSeconds)) s for them to meet). They share no account, so nothing should keep them apart: one lock for the whole bank makes every transfer wait for every other. Give each account its own lock and take only the two that are involved.")
+    }
+
+    // MARK: Pairs that share an account are exclusive
+
+    static let sharingThreads = 8
+    static let sharingRounds = 300
+    static let sharingAccounts = 4
+    static let sharingPlace = "withAccounts on the pairs (0, 1), (1, 2), (2, 3), (3, 0) and their reverses"
+
+    @Test("withAccounts bodies on pairs that share an account are never inside at the same time")
+    func sharedAccountsExclude() async {
+        let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
+            IsolatedCheck.begin(in: LockOrderTests.sharingPlace)
+            LockOrderTests.pairsAroundACircle()
+            IsolatedCheck.finish()
+        }
+        IsolatedCheck.explain(
+            ending, in: Self.sharingPlace,
+            crashHint: "A crash here usually means two bodies changed one balance at once: withAccounts must hold both accounts' own locks while its body runs.")
+    }
+
+    struct Occupancy {
+        var inside = [Int](repeating: 0, count: LockOrderTests.sharingAccounts)
+        var clashes = 0
+        var example = ""
+    }
+
+    static func pairsAroundACircle() {
+        let start = 1_000
+        let bank = Bank(balances: Array(repeating: start, count: sharingAccounts))
+        let occupancy = Locked(Occupancy())
+        let circleHint = "Threads lock (0, 1), (1, 2), (2, 3), (3, 0) and the reverse pairs: taking the first-named account first lets them form a cycle in which each holds one account and waits for the next. Take the locks in one global order: the lower account number first."
+        let finished = Watched.gang(sharingThreads, in: sharingPlace, hint: circleHint) { index, steps in
+            // Threads 0–3 go around the circle, threads 4–7 around it the other way.
+            let k = index % sharingAccounts
+            let (a, b) = index < sharingAccounts ? (k, (k + 1) % sharingAccounts) : ((k + 1) % sharingAccounts, k)
+            for _ in 0..<sharingRounds {
+                bank.withAccounts(a, b) { first, second in
+                    occupancy.withLock { state in
+                        for account in [a, b] where state.inside[account] > 0 {
+                            state.clashes += 1
+                            if state.example.isEmpty { state.example = "account \(account) was held by another body when withAccounts(\(a), \(b))'s body started" }
+                        }
+                        state.inside[a] += 1
+                        state.inside[b] += 1
+                    }
+                    // A read-modify-write of both balances, with a pause in the middle that
+                    // widens the window in which an intruder would be seen.
+                    let (x, y) = (first, second)
+                    spin(microseconds: 20)
+                    first = x - 1
+                    second = y + 1
+                    occupancy.withLock { state in
+                        state.inside[a] -= 1
+                        state.inside[b] -= 1
+                    }
+                }
+                steps.tick()
+            }
+        }
+        guard finished else { return }
+        let seen = occupancy.current
+        #expect(
+            seen.clashes == 0,
+            "Bodies of withAccounts on pairs that share an account were inside at the same time \(seen.clashes) times (\(seen.example)). withAccounts must hold the lock of each of its two accounts: a lock per pair of accounts does not exclude the other pairs that share one of them.")
+        let balances = (0..<sharingAccounts).map { bank.balance(of: $0) }
+        let expected = Array(repeating: start, count: sharingAccounts)
+        #expect(
+            balances == expected,
+            "Each pair moved 1 unit \(sharingRounds) times each way inside withAccounts, so every balance should be back at \(start); they are \(balances). \(balances.allSatisfy { $0 == 0 } ? "withAccounts should hand its body the stored balances and keep what it leaves there." : "Changes made inside withAccounts were lost: two bodies changed one balance at once.")")
+    }
+
+    // MARK: total() sees one instant
+
+    static let movers = 6
+    static let moves = 2_000
+    static let totalAccounts = 8
+    static let totalPlace = "total() while 6 threads transfer"
+
+    @Test("total() while transfers run always equals the money in the bank")
+    func totalIsConsistent() async {
+        let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
+            IsolatedCheck.begin(in: LockOrderTests.totalPlace)
+            LockOrderTests.totalsDuringTransfers()
+            IsolatedCheck.finish()
+        }
+        IsolatedCheck.explain(ending, in: Self.totalPlace, crashHint: "A crash here usually means total() read balances that transfers were changing without holding their locks.")
+    }
+
+    struct Totals {
+        var count = 0
+        var wrongCount = 0
+        var wrong: [Int] = []
+    }
+
+    static func totalsDuringTransfers() {
+        let perAccount = 500
+        let money = perAccount * totalAccounts
+        let bank = Bank(balances: Array(repeating: perAccount, count: totalAccounts))
+        let moversDone = Locked(0)
+        let totals = Locked(Totals())
+        let hint = "total() must take the accounts' locks in the same global order as the transfers (lowest number first); any other order can close a cycle with a transfer."
+        let finished = Watched.gang(movers + 2, in: totalPlace, hint: hint) { index, steps in
+            var random = SystemRandomNumberGenerator()
+            if index < movers {
+                defer { moversDone.withLock { $0 += 1 } }
+                for _ in 0..<moves {
+                    let from = Int.random(in: 0..<totalAccounts, using: &random)
+                    let to = (from + Int.random(in: 1..<totalAccounts, using: &random)) % totalAccounts
+                    bank.transfer(from: from, to: to, amount: Int.random(in: 1...40, using: &random))
+                    steps.tick()
+                }
+            } else {
+                // Observers keep asking until the movers are done, so every total overlaps transfers.
+                for _ in 0..<20_000 {
+                    if moversDone.current == movers { break }
+                    let total = bank.total()
+                    totals.withLock {
+                        $0.count += 1
+                        if total != money {
+                            $0.wrongCount += 1
+                            if $0.wrong.count < 5 { $0.wrong.append(total) }
+                        }
+                    }
+                    steps.tick()
+                }
+            }
+        }
+        guard finished else { return }
+        let seen = totals.current
+        #expect(
+            seen.wrong.isEmpty,
+            "total() was wrong in \(seen.wrongCount) of \(seen.count) calls (first: \(seen.wrong.map(String.init).joined(separator: ", "))) while the bank always holds \(money). \(seen.wrong.allSatisfy { $0 == 0 } ? "total() should add up the stored balances." : "Summing the accounts one by one, each under its own lock in turn, misses or double-counts money that a transfer moves between an account already counted and one not yet counted: hold every account's lock at once.")")
+        let balances = (0..<totalAccounts).map { bank.balance(of: $0) }
+        #expect(
+            balances.reduce(0, +) == money && balances.allSatisfy { $0 >= 0 },
+            "After the transfers the balances \(balances) should add up to \(money) with none negative: transfers must check and move under both accounts' locks.")
+    }
+}
