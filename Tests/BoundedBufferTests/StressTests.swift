@@ -79,7 +79,7 @@ struct StressTests {
         running.withLock { $0 = false }
         _ = sampler.wait(timeout: .now() + 1)
         guard finished else {
-            Issue.record("Some producers or consumers never returned: a thread slept through the wake-up meant for it. Check the condition and wait while holding the lock (a check made before lock() misses a put that happens in between: the lost wake-up), and wake waiters on every change.")
+            Issue.record("Some producers or consumers never returned: a thread slept through the wake-up meant for it. Check the condition and wait while holding the lock (a check made before lock() misses a put that happens in between: the lost wake-up), wake waiters on every change, and let close() wake every one of them (broadcast).")
             buffer.close()
             return
         }

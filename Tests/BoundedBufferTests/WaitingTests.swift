@@ -7,59 +7,88 @@ import Testing
 /// often it is woken meanwhile. Each check runs isolated.
 @Suite("Waiting", .exitIsAFailure)
 struct WaitingTests {
-    /// How long the consumer is kept waiting.
-    static let blockedSeconds = 0.8
-    /// The most CPU time a thread asleep for `blockedSeconds` may use. A thread asleep in a
-    /// condition wait uses microseconds; one polling in a loop uses a large share of a core even
-    /// on a loaded machine.
+    /// How long the consumers are kept waiting.
+    static let blockedSeconds = 1.0
+    /// How many consumers wait at once: their CPU times add up, so polling shows even when a
+    /// loaded machine gives each poller only a small share of a core.
+    static let waiters = 4
+    /// The most CPU time the waiting consumers may use together. Threads asleep in a condition wait
+    /// use well under a millisecond each; threads polling in a loop use a share of a core each,
+    /// tens of milliseconds per second even on a machine loaded many times over.
     static let allowedCPUSeconds = 0.05
+    /// The most times the waiting consumers may be switched off a CPU, together (where the
+    /// platform counts it). A waiter asleep in a condition wait: about once, plus a few when it
+    /// wakes and meets the lock taken. A poller: once per poll, hundreds per second.
+    static let allowedSwitches = 100
 
     struct Measured: Sendable, Equatable {
         var outcome: Outcome<Int>
         var cpuSeconds: Double
         var wallSeconds: Double
+        var switches: Int?
     }
 
-    @Test("A consumer blocked for most of a second uses almost no CPU (it sleeps; it does not poll)")
+    @Test("Consumers blocked for a second use almost no CPU (they sleep; they do not poll)")
     func noBusyWaiting() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
-            IsolatedCheck.begin(in: "a consumer waiting on an empty buffer")
-            WaitingTests.consumerSleeps()
+            IsolatedCheck.begin(in: "consumers waiting on an empty buffer")
+            WaitingTests.consumersSleep()
             IsolatedCheck.finish()
         }
         IsolatedCheck.explain(
-            ending, in: "a consumer waiting on an empty buffer",
+            ending, in: "consumers waiting on an empty buffer",
             crashHint: "A crash here usually means take removed from an empty array.")
     }
 
-    static func consumerSleeps() {
-        let place = "a consumer waiting on an empty buffer"
-        let buffer = BoundedBuffer<Int>(capacity: 1)
-        let consumer = WatchedCall<Measured> { [buffer] in
-            let cpu = threadCPUSeconds()
-            let wall = monotonicSeconds()
-            let outcome = buffer.takeOutcome()
-            return .returned(Measured(outcome: outcome, cpuSeconds: threadCPUSeconds() - cpu, wallSeconds: monotonicSeconds() - wall))
+    static func consumersSleep() {
+        let place = "consumers waiting on an empty buffer"
+        let buffer = BoundedBuffer<Int>(capacity: waiters)
+        let consumers = (0..<waiters).map { _ in
+            WatchedCall<Measured> { [buffer] in
+                let cpu = threadCPUSeconds()
+                let switches = threadContextSwitches()
+                let wall = monotonicSeconds()
+                let outcome = buffer.takeOutcome()
+                let switched = threadContextSwitches().flatMap { after in switches.map { after - $0 } }
+                return .returned(Measured(
+                    outcome: outcome, cpuSeconds: threadCPUSeconds() - cpu, wallSeconds: monotonicSeconds() - wall, switches: switched))
+            }
         }
-        // Keep it waiting, but say so at once if it does not wait at all.
+        // Keep them waiting, but say so at once if one does not wait at all.
         let end = monotonicSeconds() + blockedSeconds
         while monotonicSeconds() < end {
-            if case .returned(let early)? = consumer.outcome {
-                Issue.record("take() on an empty buffer \(early.outcome) after \(String(format: "%.2f", early.wallSeconds)) s, before any element was put; it should block until one is.")
-                return
+            for consumer in consumers {
+                if case .returned(let early)? = consumer.outcome {
+                    Issue.record("take() on an empty buffer \(early.outcome) after \(String(format: "%.2f", early.wallSeconds)) s, before any element was put; it should block until one is.")
+                    return
+                }
             }
             usleep(10_000)
         }
-        let producer = WatchedCall { [buffer] in buffer.putOutcome(42, timeout: 1) }
-        _ = producer.outcome(in: place, waitingFor: "put(42) into an empty buffer", hint: "put must not block on a buffer with room.")
-        guard case .returned(let measured)? = consumer.outcome(
-            in: place, waitingFor: "the waiting take returning after put(42)",
-            hint: "After appending, put must wake the waiting consumers.")
-        else { return }
-        #expect(measured.outcome == .returned(42), "The waiting take \(measured.outcome) after put(42); it should return 42.")
+        let producer = WatchedCall { [buffer] in
+            Outcome { () -> Stored in for element in 0..<waiters { try buffer.put(element, timeout: 1) }; return Stored() }
+        }
+        _ = producer.outcome(in: place, waitingFor: "\(waiters) puts into an empty buffer of capacity \(waiters)", hint: "put must not block on a buffer with room.")
+        var measured: [Measured] = []
+        for consumer in consumers {
+            guard case .returned(let one)? = consumer.outcome(
+                in: place, waitingFor: "the waiting takes returning after \(waiters) puts",
+                hint: "After appending, put must wake the waiting consumers.")
+            else { return }
+            measured.append(one)
+        }
+        let got = measured.compactMap { if case .returned(let value) = $0.outcome { value } else { nil } }
+        #expect(got.sorted() == Array(0..<waiters), "\(waiters) waiting takes, then puts of 0...\(waiters - 1): the takes gave \(measured.map(\.outcome.description)); each element should reach exactly one of them.")
+        let cpu = measured.map(\.cpuSeconds).reduce(0, +)
+        let wall = measured.map(\.wallSeconds).max() ?? 0
+        let counted = measured.compactMap(\.switches)
+        let switches = counted.count == measured.count ? counted.reduce(0, +) : nil
         #expect(
-            measured.cpuSeconds <= allowedCPUSeconds,
-            "The consumer waited \(String(format: "%.2f", measured.wallSeconds)) s and used \(String(format: "%.3f", measured.cpuSeconds)) s of CPU (at most \(allowedCPUSeconds) allowed): it is polling (lock, check, unlock, yield, again). Wait on the condition instead: condition.wait() sleeps until someone signals.")
+            switches.map { $0 <= allowedSwitches } ?? true,
+            "\(waiters) consumers waited \(String(format: "%.2f", wall)) s and were switched off the CPU \(switches ?? 0) times together (at most \(allowedSwitches) allowed; a sleeping waiter is switched off about once): they are polling (lock, check, unlock, yield or sleep a little, again). Wait on the condition instead: condition.wait() sleeps until someone wakes it.")
+        #expect(
+            cpu <= allowedCPUSeconds,
+            "\(waiters) consumers waited \(String(format: "%.2f", wall)) s and used \(String(format: "%.3f", cpu)) s of CPU together (at most \(allowedCPUSeconds) allowed): they are polling (lock, check, unlock, yield, again). Wait on the condition instead: condition.wait() sleeps until someone wakes it.")
     }
 
     static let timeout = 0.5
@@ -93,9 +122,14 @@ struct WaitingTests {
         let producer = WatchedCall { [full] in full.putOutcome(1, timeout: timeout) }
         letThemBlock([consumer], settle: 0)
         letThemBlock([producer], settle: 0.05)
-        for (call, name) in [(consumer.outcome?.description, "take(timeout: \(timeout)) on an empty buffer"), (producer.outcome?.description, "put(1, timeout: \(timeout)) on a full buffer")] {
-            if let call {
-                Issue.record("\(name) \(call) at once; it should wait up to \(timeout) s.")
+        // A call that already ended must have ended by timing out at its deadline (on a loaded
+        // machine the traffic may start late); anything else is wrong at once.
+        for (call, seconds, name) in [
+            (consumer.outcome?.description, consumer.seconds, "take(timeout: \(timeout)) on an empty buffer"),
+            (producer.outcome?.description, producer.seconds, "put(1, timeout: \(timeout)) on a full buffer"),
+        ] {
+            if let call, let seconds, call != "threw .timedOut" || seconds < timeout - 0.05 {
+                Issue.record("\(name) \(call) after \(String(format: "%.3f", seconds)) s, with nothing else happening; it should wait \(timeout) s, then throw .timedOut.")
                 return
             }
         }

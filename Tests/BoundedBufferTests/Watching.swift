@@ -161,3 +161,18 @@ func threadCPUSeconds() -> Double {
     guard clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time) == 0 else { return 0 }
     return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
 }
+
+/// How many times the calling thread has been switched off a CPU so far (it blocked, yielded or
+/// was preempted), or nil where the platform does not count it per thread. A thread asleep in a
+/// condition wait is switched off once per wait; a thread that polls, once per poll, which shows
+/// even on a loaded machine where a poller gets too little CPU time to stand out.
+func threadContextSwitches() -> Int? {
+    #if os(Linux)
+    var usage = rusage()
+    // RUSAGE_THREAD (1) is a GNU extension that the Glibc module does not import by name.
+    guard getrusage(__rusage_who_t(1), &usage) == 0 else { return nil }
+    return usage.ru_nvcsw + usage.ru_nivcsw
+    #else
+    return nil
+    #endif
+}
