@@ -83,17 +83,20 @@ struct WaitingTests {
         let wall = measured.map(\.wallSeconds).max() ?? 0
         let counted = measured.compactMap(\.switches)
         let switches = counted.count == measured.count ? counted.reduce(0, +) : nil
+        let switchText = switches.map { ", and were switched off the CPU \($0) times (at most \(allowedSwitches) allowed; a sleeping waiter is switched off about once)" } ?? ""
         #expect(
-            switches.map { $0 <= allowedSwitches } ?? true,
-            "\(waiters) consumers waited \(String(format: "%.2f", wall)) s and were switched off the CPU \(switches ?? 0) times together (at most \(allowedSwitches) allowed; a sleeping waiter is switched off about once): they are polling (lock, check, unlock, yield or sleep a little, again). Wait on the condition instead: condition.wait() sleeps until someone wakes it.")
-        #expect(
-            cpu <= allowedCPUSeconds,
-            "\(waiters) consumers waited \(String(format: "%.2f", wall)) s and used \(String(format: "%.3f", cpu)) s of CPU together (at most \(allowedCPUSeconds) allowed): they are polling (lock, check, unlock, yield, again). Wait on the condition instead: condition.wait() sleeps until someone wakes it.")
+            cpu <= allowedCPUSeconds && (switches ?? 0) <= allowedSwitches,
+            "\(waiters) consumers waited \(String(format: "%.2f", wall)) s; together they used \(String(format: "%.3f", cpu)) s of CPU (at most \(allowedCPUSeconds) allowed)\(switchText). They are polling (lock, check, unlock, yield or sleep a little, again). Wait on the condition instead: condition.wait() sleeps until someone wakes it.")
     }
 
     static let timeout = 0.5
     /// How long a waiter may take past its timeout before the check calls it stuck.
     static let grace = 1.5
+    /// Consumers waiting with a timeout, and how often a producer puts one element meanwhile:
+    /// each put wakes the waiters, one of them gets the element, the others find the buffer empty
+    /// again. More waiters than puts in the whole window, so some always find it empty.
+    static let timedWaiters = 32
+    static let putInterval = 0.1
 
     @Test("A timeout expires on time even while other threads keep waking the waiter")
     func timeoutsHoldUnderTraffic() async {
@@ -108,61 +111,59 @@ struct WaitingTests {
     }
 
     static func deadlinesHoldUnderTraffic() {
-        // A waits for an element, B for room. Another thread keeps changing each buffer and
-        // changing it back at once, so the waiter is woken every few milliseconds and almost always
-        // finds its condition still false. (If it does win an element or a slot, it may return.)
-        let empty = BoundedBuffer<Int>(capacity: 1)
-        let full = BoundedBuffer<Int>(capacity: 1)
-        let prefill = WatchedCall { [full] in full.putOutcome(0, timeout: 1) }
-        guard prefill.outcome(in: "timed waits under traffic", waitingFor: "put(0) into an empty buffer") == .returned(Stored()), full.count == 1 else {
-            Issue.record("put(0, timeout: 1) into an empty buffer of capacity 1 should store it (count 1), got count \(full.count).")
-            return
-        }
-        let consumer = WatchedCall { [empty] in empty.takeOutcome(timeout: timeout) }
-        let producer = WatchedCall { [full] in full.putOutcome(1, timeout: timeout) }
-        letThemBlock([consumer], settle: 0)
-        letThemBlock([producer], settle: 0.05)
-        // A call that already ended must have ended by timing out at its deadline (on a loaded
-        // machine the traffic may start late); anything else is wrong at once.
-        for (call, seconds, name) in [
-            (consumer.outcome?.description, consumer.seconds, "take(timeout: \(timeout)) on an empty buffer"),
-            (producer.outcome?.description, producer.seconds, "put(1, timeout: \(timeout)) on a full buffer"),
-        ] {
-            if let call, let seconds, call != "threw .timedOut" || seconds < timeout - 0.05 {
-                Issue.record("\(name) \(call) after \(String(format: "%.3f", seconds)) s, with nothing else happening; it should wait \(timeout) s, then throw .timedOut.")
+        let buffer = BoundedBuffer<Int>(capacity: 64)
+        let waiters = (0..<timedWaiters).map { _ in WatchedCall { [buffer] in buffer.takeOutcome(timeout: timeout) } }
+        letThemBlock(waiters, settle: 0)
+        // A waiter that already ended must have timed out at its deadline (on a loaded machine
+        // the puts may start late); anything else is wrong at once.
+        for waiter in waiters {
+            if let outcome = waiter.outcome, let seconds = waiter.seconds, outcome != .threw(.timedOut) || seconds < timeout - 0.05 {
+                Issue.record("take(timeout: \(timeout)) on an empty buffer \(outcome) after \(String(format: "%.3f", seconds)) s, with nothing put; it should wait \(timeout) s, then throw .timedOut.")
                 return
             }
         }
         let running = Locked(true)
-        let traffic = ThreadGang.spawn {
+        let puts = Locked(0)
+        let producer = ThreadGang.spawn {
+            var next = 100
             while running.current {
-                _ = empty.putOutcome(7, timeout: 0.05)
-                _ = empty.takeOutcome(timeout: 0)
-                _ = full.takeOutcome(timeout: 0.05)
-                _ = full.putOutcome(8, timeout: 0)
-                usleep(2_000)
+                usleep(UInt32(putInterval * 1_000_000))
+                guard running.current else { break }
+                if buffer.putOutcome(next, timeout: 0.05) == .returned(Stored()) { puts.withLock { $0 += 1 } }
+                next += 1
             }
         }
         let end = monotonicSeconds() + timeout + grace
-        func remaining() -> Double { max(0, end - monotonicSeconds()) }
-        let taken = consumer.outcome(within: remaining())
-        let put = producer.outcome(within: remaining())
-        running.withLock { $0 = false }
-        _ = traffic.wait(timeout: .now() + 2)
-
-        var stuck: [String] = []
-        if taken == nil { stuck.append("take(timeout: \(timeout))") }
-        if put == nil { stuck.append("put(timeout: \(timeout))") }
-        #expect(
-            stuck.isEmpty,
-            "\(stuck.joined(separator: " and ")) still waited after \(timeout + grace) s while another thread kept using the buffer. The deadline must be fixed once, when the call starts: wait(until: deadline) in the loop, never wait(until: Date(timeIntervalSinceNow: timeout)), which starts over at every wake-up.")
-        for (outcome, call) in [(taken?.description, consumer.seconds), (put?.description, producer.seconds)] {
-            guard let outcome, let seconds = call, outcome == "threw .timedOut" else { continue }
-            #expect(seconds >= timeout - 0.05, "A call with timeout \(timeout) threw .timedOut after \(String(format: "%.3f", seconds)) s, before its deadline.")
+        var outcomes: [Outcome<Int>?] = []
+        for waiter in waiters {
+            outcomes.append(waiter.outcome(within: max(0, end - monotonicSeconds())))
         }
-        let acceptable: (String?) -> Bool = { $0 == nil || $0 == "threw .timedOut" || $0!.hasPrefix("returned") }
+        running.withLock { $0 = false }
+        _ = producer.wait(timeout: .now() + 2)
+
+        let stuck = outcomes.filter { $0 == nil }.count
         #expect(
-            acceptable(taken?.description) && acceptable(put?.description),
-            "Under traffic, a timed take \(taken?.description ?? "-") and a timed put \(put?.description ?? "-"); each should return normally or throw .timedOut.")
+            stuck == 0,
+            "\(stuck) of \(timedWaiters) take(timeout: \(timeout)) calls still waited after \(timeout + grace) s while a producer put an element every \(putInterval) s (each put woke them; one got the element, the others found the buffer empty again). The deadline must be fixed once, when the call starts, and every wait must end at it: wait(until: deadline) in the loop; never a plain wait(), and never wait(until: Date(timeIntervalSinceNow: timeout)), which starts over at every wake-up.")
+        var early = 0
+        var wrong: [String] = []
+        var got: [Int] = []
+        for (waiter, outcome) in zip(waiters, outcomes) {
+            switch outcome {
+            case .returned(let value)?: got.append(value)
+            case .threw(.timedOut)?: if (waiter.seconds ?? 0) < timeout - 0.05 { early += 1 }
+            case let other?: wrong.append(other.description)
+            case nil: break
+            }
+        }
+        #expect(early == 0, "\(early) take(timeout: \(timeout)) calls threw .timedOut before \(timeout) s had passed: a wake-up is not a timeout; check the condition again and wait until the deadline.")
+        #expect(wrong.isEmpty, "Timed takes on an open buffer should return an element or throw .timedOut; \(wrong.count) did otherwise, e.g. \(wrong.first ?? "").")
+        #expect(Set(got).count == got.count, "Two waiters returned the same element: \(got.sorted()). Each element goes to exactly one consumer.")
+        // The timed-out waiters must leave the buffer usable: what was put and not taken is still there.
+        let left = WatchedCall { [buffer] in Outcome { buffer.count } }
+        let expected = puts.current - got.count
+        if let count = left.outcome(in: "timed waits under traffic", waitingFor: "count after the timed waits") {
+            #expect(count == .returned(expected), "After the timed waits, count is \(count), expected \(expected) (\(puts.current) put, \(got.count) taken): a timed-out take must leave the buffer as it was.")
+        }
     }
 }
