@@ -15,6 +15,7 @@ let allExercises = [
     "ThrottledDownloader",
     "DependencyPipeline",
     "Deadlocks",
+    "BoundedBuffer",
 ]
 
 /// Exercises that come with finished code from another topic (a base class, a data type).
