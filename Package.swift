@@ -14,6 +14,7 @@ let allExercises = [
     "CancellableWork",
     "ThrottledDownloader",
     "DependencyPipeline",
+    "StallMonitor",
 ]
 
 /// Exercises that come with finished code from another topic (a base class, a data type).
