@@ -42,7 +42,7 @@ struct LifetimeTests {
             released.value == nil
         }
         guard freed else { return }
-        guard lab.stall(seconds: 0.3) != nil else { return }
+        guard lab.stall(seconds: 0.5) != nil else { return }
         Thread.sleep(forTimeInterval: 0.2)
         #expect(lab.count == 1, "A monitor was released, and a later stall of its queue was still reported (\(lab.count) reports \(lab.durations)): its timer still runs. Cancel the timer in deinit, and let nothing but the monitor keep it.")
     }
@@ -64,7 +64,7 @@ struct LifetimeTests {
         monitor.start()
         guard StopTests.provesItWorks(lab) else { return }
         Thread.sleep(forTimeInterval: 0.2)
-        #expect(lab.count == 1, "After start() was called three times, one 300 ms stall gave \(lab.count) reports \(lab.durations). start() on a started monitor does nothing: one timer, one report per stall.")
+        #expect(lab.count == 1, "After start() was called three times, one 700 ms stall gave \(lab.count) reports \(lab.durations). start() on a started monitor does nothing: one timer, one report per stall.")
         monitor.stop()
     }
 }

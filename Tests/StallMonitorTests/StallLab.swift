@@ -19,7 +19,7 @@ final class StallLab: @unchecked Sendable {
 
     /// After the watched queue answered and the report queue ran what was queued on it, how long
     /// a correct monitor may still take to deliver (it may hop through a queue of its own).
-    static let deliveryGrace = 0.5
+    static let deliveryGrace = 1.0
 
     let name: String
     let watched: DispatchQueue
@@ -56,15 +56,14 @@ final class StallLab: @unchecked Sendable {
     /// Blocks the watched queue for `seconds` (the stall), and returns when the block is over and
     /// the watched queue has run what was queued behind it (a correct monitor's ping). With
     /// `drainReports`, also waits for the report queue to run what was queued on it by then.
-    /// Returns when the block started and ended, or nil after recording a missed deadline.
+    /// Returns when the block was queued, when it ended, or nil after recording a missed deadline.
     @discardableResult
-    func stall(seconds: Double, drainReports: Bool = true) -> (start: UInt64, end: UInt64)? {
-        let times = Locked((start: UInt64(0), end: UInt64(0)))
+    func stall(seconds: Double, drainReports: Bool = true) -> (queued: UInt64, end: UInt64)? {
+        let times = Locked((queued: Self.now, end: UInt64(0)))
         let done = DispatchSemaphore(value: 0)
         watched.async {
-            let start = Self.now
             Thread.sleep(forTimeInterval: seconds)
-            times.withLock { $0 = (start, Self.now) }
+            times.withLock { $0.end = Self.now }
             done.signal()
         }
         guard Deadline.wait(for: done, seconds: seconds + Deadline.promptSeconds, in: "the watched queue of \(name)",
