@@ -16,6 +16,7 @@ let allExercises = [
     "DependencyPipeline",
     "Deadlocks",
     "BoundedBuffer",
+    "StallMonitor",
 ]
 
 /// Exercises that come with finished code from another topic (a base class, a data type).

@@ -1,0 +1,70 @@
+import Dispatch
+import Foundation
+import KataTestSupport
+import StallMonitor
+import Testing
+
+/// A monitor's life: freed when nobody references it (the timer's handler must not keep it), and
+/// one timer however often start() is called. Isolated: a source released before it was resumed,
+/// or resumed twice, traps.
+@Suite("Lifetime", .exitIsAFailure)
+struct LifetimeTests {
+    static let crashHint = "libdispatch traps on a DispatchSource released before it was ever resumed (a monitor freed without start(), with its timer made in init) and on a second resume (start() called twice)."
+
+    @Test("A monitor released without stop() is freed, started or not, and stops reporting")
+    func releasedMonitorIsFreed() async {
+        let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
+            IsolatedCheck.begin(in: "releasing a monitor")
+            LifetimeTests.releasedIsFreed()
+            IsolatedCheck.finish()
+        }
+        IsolatedCheck.explain(ending, in: "releasing a monitor", crashHint: LifetimeTests.crashHint)
+    }
+
+    static func releasedIsFreed() {
+        let idle = StallLab("never started")
+        let neverStarted = WeakMonitor(idle.makeMonitor(thresholdMs: 100, intervalMs: 20))
+        #expect(neverStarted.value == nil, "A monitor that was never started was not freed when its last reference went away: something keeps it (a closure or a timer capturing self strongly).")
+
+        let lab = StallLab("released")
+        let released = WeakMonitor()
+        do {
+            let monitor = lab.makeMonitor(thresholdMs: 100, intervalMs: 20)
+            released.value = monitor
+            monitor.start()
+            guard StopTests.provesItWorks(lab) else { return }
+            withExtendedLifetime(monitor) {}
+        }
+        // The last reference is gone. Pings or a timer tick in flight may hold it for a moment.
+        let freed = Deadline.waitUntil(seconds: Deadline.promptSeconds, in: "releasing a started monitor",
+                                       waitingFor: "the monitor being freed",
+                                       hint: "Its timer's event handler (or a ping) holds the monitor strongly: a cycle monitor → timer → handler → monitor. Capture [weak self].") {
+            released.value == nil
+        }
+        guard freed else { return }
+        guard lab.stall(seconds: 0.5) != nil else { return }
+        Thread.sleep(forTimeInterval: 0.2)
+        #expect(lab.count == 1, "A monitor was released, and a later stall of its queue was still reported (\(lab.count) reports \(lab.durations)): its timer still runs. Cancel the timer in deinit, and let nothing but the monitor keep it.")
+    }
+
+    @Test("start() from 2 threads at once and again: no crash, one timer, one report per stall")
+    func startTwiceRunsOneTimer() async {
+        let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
+            IsolatedCheck.begin(in: "start() called three times")
+            LifetimeTests.startTwice()
+            IsolatedCheck.finish()
+        }
+        IsolatedCheck.explain(ending, in: "start() called three times", crashHint: LifetimeTests.crashHint + " Two threads calling start() at once must not both create or resume a timer: decide under a lock.")
+    }
+
+    static func startTwice() {
+        let lab = StallLab("started three times")
+        let monitor = lab.makeMonitor(thresholdMs: 100, intervalMs: 20)
+        guard ThreadGang.run(2, seconds: 2, in: "start() called from 2 threads at once", { _ in monitor.start() }) else { return }
+        monitor.start()
+        guard StopTests.provesItWorks(lab) else { return }
+        Thread.sleep(forTimeInterval: 0.2)
+        #expect(lab.count == 1, "After start() was called three times, one 700 ms stall gave \(lab.count) reports \(lab.durations). start() on a started monitor does nothing: one timer, one report per stall.")
+        monitor.stop()
+    }
+}

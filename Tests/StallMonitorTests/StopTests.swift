@@ -1,0 +1,165 @@
+import Dispatch
+import Foundation
+import KataTestSupport
+import StallMonitor
+import Testing
+
+/// stop(): safe in every situation, and final. Each check first proves that the monitor reports a
+/// stall (threshold 100 ms, interval 20 ms, a 700 ms stall), then stops it. All run isolated: a
+/// source cancelled or released while suspended, or resumed twice, traps.
+@Suite("Stopping", .exitIsAFailure)
+struct StopTests {
+    static let crashHint = "libdispatch traps on a DispatchSource released or cancelled before it was ever resumed, and on a resume after cancel() or a second resume: create and resume the timer in start(), keep only a resumed timer, and cancel it at most once."
+
+    /// A 700 ms stall that a working monitor reports; false (with the failure recorded) otherwise.
+    /// 700 ms for a threshold of 100 ms: on this loaded 2-core machine a timer tick came up to
+    /// 200 ms late, and the stall must outlast a late ping by the threshold.
+    static func provesItWorks(_ lab: StallLab) -> Bool {
+        guard lab.stall(seconds: 0.7) != nil else { return false }
+        return lab.waitForReport(1, missing: "The watched queue was blocked for 700 ms (threshold 100 ms, interval 20 ms), and no stall was reported within \(StallLab.deliveryGrace) s after it answered. \(StallLab.noReportHint)")
+    }
+
+    @Test("stop() before start() and twice: no crash, and a stopped monitor never reports")
+    func stopBeforeStartAndTwice() async {
+        let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
+            IsolatedCheck.begin(in: "stop() before start() and twice")
+            StopTests.beforeStartAndTwice()
+            IsolatedCheck.finish()
+        }
+        IsolatedCheck.explain(ending, in: "stop() before start() and twice", crashHint: StopTests.crashHint)
+    }
+
+    static func beforeStartAndTwice() {
+        let early = StallLab("stopped before start")
+        let stoppedFirst = early.makeMonitor(thresholdMs: 100, intervalMs: 20)
+        stoppedFirst.stop()
+        stoppedFirst.stop()
+        stoppedFirst.start()  // a stopped monitor stays stopped
+
+        let lab = StallLab("stopped twice")
+        let monitor = lab.makeMonitor(thresholdMs: 100, intervalMs: 20)
+        monitor.start()
+        early.watched.async { Thread.sleep(forTimeInterval: 0.7) }  // stalls the first one too
+        guard provesItWorks(lab), early.drain() else { return }
+        monitor.stop()
+        monitor.stop()
+        guard lab.stall(seconds: 0.5) != nil else { return }
+        Thread.sleep(forTimeInterval: 0.2)
+        #expect(lab.count == 1, "A stall after stop() was reported: \(lab.count) reports \(lab.durations), expected only the one before stop(). stop() cancels the timer, and no report may be delivered after it returned.")
+        #expect(early.count == 0, "A monitor on which stop() was called before start() reported \(early.count) stall(s). stop() is final: a start() after it does nothing.")
+    }
+
+    @Test("stop() from 4 threads at once during a stall: no crash, nothing reported after")
+    func stopFromFourThreads() async {
+        let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
+            IsolatedCheck.begin(in: "stop() from 4 threads at once")
+            StopTests.fromFourThreads()
+            IsolatedCheck.finish()
+        }
+        IsolatedCheck.explain(ending, in: "stop() from 4 threads at once", crashHint: StopTests.crashHint + " Four threads stopping at once must not cancel or release the same timer twice: take it out under a lock.")
+    }
+
+    static func fromFourThreads() {
+        let lab = StallLab("stopped from 4 threads")
+        let monitor = lab.makeMonitor(thresholdMs: 100, intervalMs: 20)
+        monitor.start()
+        guard provesItWorks(lab) else { return }
+        // A second stall, in progress while 4 threads stop the monitor at the same moment.
+        let release = DispatchSemaphore(value: 0)
+        lab.watched.async { _ = release.wait(timeout: .now() + 5) }
+        Thread.sleep(forTimeInterval: 0.5)
+        let stopped = ThreadGang.run(4, seconds: 2, in: "stop() called from 4 threads at once") { _ in monitor.stop() }
+        release.signal()
+        guard stopped, lab.drain() else { return }
+        Thread.sleep(forTimeInterval: 0.2)
+        #expect(lab.count == 1, "A stall in progress while 4 threads called stop() was reported after stop() returned: \(lab.count) reports \(lab.durations), expected only the one before. Check the stop flag (under a lock) when a report is delivered.")
+    }
+
+    @Test("stop() from inside the report callback returns, and nothing is reported after")
+    func stopInsideReport() async {
+        let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
+            IsolatedCheck.begin(in: "stop() inside the report callback")
+            StopTests.insideReport()
+            IsolatedCheck.finish()
+        }
+        IsolatedCheck.explain(ending, in: "stop() inside the report callback", crashHint: StopTests.crashHint)
+    }
+
+    static func insideReport() {
+        let lab = StallLab("stopped from its callback")
+        let target = WeakMonitor()
+        let returned = DispatchSemaphore(value: 0)
+        let monitor = lab.makeMonitor(thresholdMs: 100, intervalMs: 20) { _ in
+            target.value?.stop()
+            returned.signal()
+        }
+        target.value = monitor
+        monitor.start()
+        guard provesItWorks(lab) else { return }
+        guard Deadline.wait(for: returned, seconds: 2, in: "stop() called inside the report callback",
+                            waitingFor: "stop() returning",
+                            hint: "stop() waits for something the delivery holds: a non-recursive lock taken around the report call, or reportQueue.sync from the report queue itself.")
+        else { return }
+        guard lab.stall(seconds: 0.5) != nil else { return }
+        Thread.sleep(forTimeInterval: 0.2)
+        #expect(lab.count == 1, "After stop() was called inside the report callback, another stall was reported: \(lab.count) reports \(lab.durations), expected one.")
+    }
+
+    @Test("A stall in progress when stop() returns is never reported, even when the report queue is busy across stop()")
+    func noReportAfterStop() async {
+        let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
+            IsolatedCheck.begin(in: "stop() while the report queue is busy")
+            StopTests.noReportAfterStopWhileBusy()
+            IsolatedCheck.finish()
+        }
+        IsolatedCheck.explain(ending, in: "stop() while the report queue is busy", crashHint: StopTests.crashHint)
+    }
+
+    /// Two monitors share one report queue. Monitor A's stall ends before stop(), so its report is
+    /// already queued behind the busy report queue when stop() is called; monitor B's stall is
+    /// still going on when stop() returns. Neither may be reported.
+    static func noReportAfterStopWhileBusy() {
+        let reports = DispatchQueue(label: "shared reports")
+        let a = StallLab("A (answered before stop)", reportQueue: reports)
+        let b = StallLab("B (still stalled at stop)", reportQueue: reports)
+        let monitorA = a.makeMonitor(thresholdMs: 100, intervalMs: 20)
+        let monitorB = b.makeMonitor(thresholdMs: 100, intervalMs: 20)
+        monitorA.start()
+        monitorB.start()
+        b.watched.async { Thread.sleep(forTimeInterval: 0.7) }
+        guard provesItWorks(a), b.drain(), b.waitForReport(1, missing: "The watched queue was blocked for 700 ms (threshold 100 ms, interval 20 ms), and no stall was reported within \(StallLab.deliveryGrace) s after it answered. \(StallLab.noReportHint)")
+        else { return }
+
+        // The report queue is busy from here until after stop() has returned.
+        let reportsBusy = DispatchSemaphore(value: 0)
+        let releaseReports = DispatchSemaphore(value: 0)
+        reports.async {
+            reportsBusy.signal()
+            _ = releaseReports.wait(timeout: .now() + 5)
+        }
+        defer { releaseReports.signal() }
+        guard Deadline.wait(for: reportsBusy, seconds: Deadline.promptSeconds, in: "the shared report queue", waitingFor: "the check's block starting")
+        else { return }
+        // B stalls until the check releases it, after stop().
+        let releaseB = DispatchSemaphore(value: 0)
+        b.watched.async { _ = releaseB.wait(timeout: .now() + 5) }
+        defer { releaseB.signal() }
+        // A stalls for 700 ms and answers: its report is on its way to the busy report queue.
+        guard a.stall(seconds: 0.7, drainReports: false) != nil else { return }
+        Thread.sleep(forTimeInterval: 0.1)
+
+        let stopped = ThreadGang.spawn { monitorA.stop(); monitorB.stop() }
+        guard stopped.wait(timeout: .now() + 2) == .success else {
+            Issue.record("stop() did not return within 2 s while the report queue was busy with other work. stop() must not wait for the report queue (no reportQueue.sync): check a stop flag when each report is delivered instead.")
+            return
+        }
+        releaseB.signal()
+        guard b.drain(reports: false) else { return }
+        Thread.sleep(forTimeInterval: 0.1)
+        releaseReports.signal()
+        guard a.drain(), b.drain() else { return }
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(a.count == 1, "A stall that ended just before stop() was reported after stop() returned (\(a.count) reports \(a.durations), expected only the one before). Its report was already queued behind the busy report queue: check the stop flag when the report is delivered, not when it is scheduled.")
+        #expect(b.count == 1, "A stall still going on when stop() returned was reported when the queue answered (\(b.count) reports \(b.durations), expected only the one before). After stop() returns, nothing is delivered.")
+    }
+}
