@@ -36,7 +36,7 @@ final class FakeClient: LegacyClient, @unchecked Sendable {
 
     private struct State {
         var fetched: [String] = []
-        var held: [(id: Int, completion: @Sendable (Result<Data, any Error>) -> Void)] = []
+        var held: [(id: Int, key: String, completion: @Sendable (Result<Data, any Error>) -> Void)] = []
         var never: [@Sendable (Result<Data, any Error>) -> Void] = []
         var cancels: [Int] = []
         var answered = 0
@@ -66,7 +66,7 @@ final class FakeClient: LegacyClient, @unchecked Sendable {
             Thread { together.arrive(); counted(first) }.start()
             Thread { together.arrive(); counted(second) }.start()
         case .hold:
-            state.withLock { $0.held.append((call, counted)) }
+            state.withLock { $0.held.append((call, key, counted)) }
             DispatchQueue.global().asyncAfter(deadline: .now() + Self.holdLimit) { [weak self] in
                 self?.release(call, with: .failure(FakeError(id: "safety net: held for \(Self.holdLimit) s")))
             }
@@ -76,14 +76,14 @@ final class FakeClient: LegacyClient, @unchecked Sendable {
         return request
     }
 
-    /// Answers every held fetch (once each) on a global queue.
-    func releaseAll(with result: @escaping @Sendable (Int) -> Result<Data, any Error>) {
+    /// Answers every held fetch (once each) on a global queue, with `result(key)`.
+    func releaseAll(with result: @escaping @Sendable (String) -> Result<Data, any Error>) {
         let held = state.withLock { state in
             defer { state.held.removeAll() }
             return state.held
         }
-        for (id, completion) in held {
-            DispatchQueue.global().async { completion(result(id)) }
+        for (_, key, completion) in held {
+            DispatchQueue.global().async { completion(result(key)) }
         }
     }
 

@@ -114,7 +114,6 @@ struct FetchTests {
         #expect(client.cancelCount == 1, "request.cancel() was called \(client.cancelCount) times after the task was cancelled; expected once: the cancellation handler must reach the request, so the client stops working for nobody.")
         // The late answer: a fetch that resumes again here traps.
         client.releaseLate(with: .success(payload("silent")))
-        client.releaseLate(with: .failure(FakeError(id: "later still")))
         if !outcome.ended {
             let late = await Awaiting.outcome(of: task, within: Deadline.promptSeconds)
             Issue.record("fetch ended only when the late answer came (it \(late.summary)): the cancellation never reached it.")
@@ -181,7 +180,7 @@ struct FetchTests {
             return client.heldCount >= count || ended.current == count
         }, then: { _ in
             answerNow.withLock { $0 = true }
-            client.releaseAll { id in .success(payload("key\(id)")) }
+            client.releaseAll { key in .success(payload(key)) }
         })
         var wrong = 0
         for (index, task) in tasks.enumerated() {

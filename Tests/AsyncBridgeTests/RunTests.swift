@@ -123,14 +123,18 @@ struct RunTests {
         let second = RecordingBlock()
         second.addDependency(first)
         queue.addOperation(first)
-        let task = Tracked { try await queue.run(second) }
+        let task = Tracked { () -> Bool in
+            try await queue.run(second)
+            return second.isFinished
+        }
         guard await Awaiting.until(in: "a dependency", waitingFor: "the first operation starting", { first.started }) else { return }
         try? await Task.sleep(nanoseconds: 30_000_000)
         #expect(!second.ran, "The operation passed to run ran while the operation it depends on was still executing: add it to the queue, which starts it when it is ready; do not start it yourself.")
         first.release()
         let outcome = await Awaiting.outcome(of: task, within: Deadline.promptSeconds)
         switch outcome {
-        case .returned:
+        case .returned(let finished):
+            #expect(finished, "run returned before the operation had finished (it was still waiting for its dependency): suspend until the operation itself has finished.")
             #expect(second.ran && second.dependenciesWereFinished, "run returned, but the operation ran: \(second.ran), after its dependency had finished: \(second.dependenciesWereFinished).")
         default:
             Issue.record("run with a dependency \(outcome.summary) after both operations finished; it should return.")
