@@ -25,6 +25,6 @@ public actor Loader {
     public var fetchCount: Int {
         Tripwire.call()
         // TODO
-        0
+        return 0
     }
 }

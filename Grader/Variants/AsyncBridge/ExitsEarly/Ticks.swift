@@ -10,5 +10,5 @@ import KataTripwire
 public func ticks(every interval: DispatchTimeInterval, onFire: (@Sendable () -> Void)? = nil) -> AsyncStream<Int> {
     Tripwire.call()
     // TODO: a stream that ticks. This one ends at once, without a single value.
-    AsyncStream { continuation in continuation.finish() }
+    return AsyncStream { continuation in continuation.finish() }
 }
