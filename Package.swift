@@ -17,6 +17,7 @@ let allExercises = [
     "Deadlocks",
     "BoundedBuffer",
     "StallMonitor",
+    "AsyncBridge",
 ]
 
 /// Exercises that come with finished code from another topic (a base class, a data type).
@@ -26,6 +27,7 @@ let allExercisesWithGivenCode: [String] = [
     "CancellableWork",
     "ThrottledDownloader",
     "DependencyPipeline",
+    "AsyncBridge",
 ]
 
 let useSolutions = Context.environment["KATA_SOLUTIONS"] == "1"
