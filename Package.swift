@@ -14,6 +14,7 @@ let allExercises = [
     "CancellableWork",
     "ThrottledDownloader",
     "DependencyPipeline",
+    "QueueOrdering",
 ]
 
 /// Exercises that come with finished code from another topic (a base class, a data type).
@@ -23,6 +24,7 @@ let allExercisesWithGivenCode: [String] = [
     "CancellableWork",
     "ThrottledDownloader",
     "DependencyPipeline",
+    "QueueOrdering",
 ]
 
 let useSolutions = Context.environment["KATA_SOLUTIONS"] == "1"
