@@ -49,7 +49,7 @@ public enum Puzzle: String, CaseIterable, Sendable, CustomStringConvertible {
         case .groupNotify: "DispatchGroup.notify after async work"
         case .asyncAfterVersusAsync: "asyncAfter against async"
         case .semaphoreHandover: "a semaphore handing over between two serial queues"
-        case .semaphoreOnOneSerialQueue: "a semaphore waiting for a later block of its own serial queue"
+        case .semaphoreOnOneSerialQueue: "a semaphore and two blocks on one serial queue"
         }
     }
 

@@ -11,9 +11,10 @@ enum Isolated {
     /// Marks the start of the child's report in its standard output.
     static let marker = "#QO:"
 
-    static func write(_ text: String) {
+    /// Writes to standard output at once, unbuffered: a crash a moment later loses nothing.
+    static func emit(_ text: String) {
         let bytes = Array(text.utf8)
-        bytes.withUnsafeBufferPointer { _ = Foundation.write(1, $0.baseAddress, $0.count) }
+        bytes.withUnsafeBufferPointer { _ = write(1, $0.baseAddress, $0.count) }
     }
 
     /// The report part of a child's standard output.
@@ -39,29 +40,35 @@ enum Isolated {
     static func runOnceAndStop(_ name: String) -> Never {
         IsolatedCheck.begin(in: "the puzzle \(name), run in a child process")
         guard let puzzle = Puzzle(rawValue: name) else { _exit(3) }
-        write(marker)
+        emit(marker)
         let printer = Printer(expecting: puzzle.labelCount, pause: Jitter.pause, echo: { label in
-            Isolated.write(String(label))
+            Isolated.emit(String(label))
         })
         puzzle.run(printing: printer)
-        write("|")
+        emit("|")
         let printable = puzzle.happensBefore.printed.count
         let end = Date(timeIntervalSinceNow: 3)
         while printer.count < printable && Date() < end { usleep(200) }
         usleep(100_000)
-        write(".")
+        emit(".")
         IsolatedCheck.finish()
     }
 
     /// Runs `children` children of `runOnceAndStop`, a few at a time; nil if one ended in a way
     /// that is not a stop (the failure is recorded).
-    static func stops(of puzzle: Puzzle, children: Int, lanes: Int = 3) async -> [Stop]? {
+    /// With `seconds`, starts no more children once that much time has passed (each lane runs at
+    /// least two).
+    static func stops(of puzzle: Puzzle, children: Int, lanes: Int = 3, seconds: Double? = nil) async -> [Stop]? {
         let perLane = (children + lanes - 1) / lanes
+        let end = seconds.map { DispatchTime.now().uptimeNanoseconds + UInt64($0 * 1e9) }
         let results = await withTaskGroup(of: [Stop?].self) { group in
             for _ in 0..<lanes {
                 group.addTask {
                     var stops: [Stop?] = []
-                    for _ in 0..<perLane { stops.append(await oneStop(of: puzzle)) }
+                    for index in 0..<perLane {
+                        if index >= 2, let end, DispatchTime.now().uptimeNanoseconds > end { break }
+                        stops.append(await oneStop(of: puzzle))
+                    }
                     return stops
                 }
             }
@@ -113,7 +120,7 @@ enum Isolated {
             printers.append(printer)
         }
         usleep(50_000)
-        write(marker + printers.map(\.output).joined(separator: ",") + ";")
+        emit(marker + printers.map(\.output).joined(separator: ",") + ";")
         IsolatedCheck.finish()
     }
 

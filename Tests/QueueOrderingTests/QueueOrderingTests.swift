@@ -17,7 +17,7 @@ struct QueueOrderingTests {
         await Confront.inProcess(.serialAsync)
     }
 
-    @Test("Serial queue, sync inside async: deadlock")
+    @Test("Serial queue, sync inside async")
     func serialSyncInsideAsync() async {
         await Confront.stopped(.serialSyncInsideAsync)
     }
@@ -67,7 +67,7 @@ struct QueueOrderingTests {
         await Confront.inProcess(.semaphoreHandover)
     }
 
-    @Test("A semaphore waiting on its own serial queue: deadlock")
+    @Test("A semaphore and two blocks on one serial queue")
     func semaphoreOnOneSerialQueue() async {
         await Confront.hanging(.semaphoreOnOneSerialQueue)
     }
