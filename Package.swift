@@ -18,6 +18,7 @@ let allExercises = [
     "BoundedBuffer",
     "StallMonitor",
     "AsyncBridge",
+    "QueueOrdering",
 ]
 
 /// Exercises that come with finished code from another topic (a base class, a data type).
@@ -28,6 +29,7 @@ let allExercisesWithGivenCode: [String] = [
     "ThrottledDownloader",
     "DependencyPipeline",
     "AsyncBridge",
+    "QueueOrdering",
 ]
 
 let useSolutions = Context.environment["KATA_SOLUTIONS"] == "1"

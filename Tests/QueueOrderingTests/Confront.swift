@@ -1,0 +1,125 @@
+import Foundation
+import KataTestSupport
+import QueueOrdering
+import Testing
+
+/// Confronts the learner's prediction for a puzzle with the suite's model and with real runs.
+enum Confront {
+    /// How many times a puzzle that does not deadlock is run (in the process, with jitter).
+    static let runs = 2_000
+    /// How many child processes run the puzzle that libdispatch stops (one run each).
+    static let stoppedChildren = 24
+    /// How many times the puzzle that hangs is run (in one child process).
+    static let hangingRuns = 100
+    /// The most time a check spends running a puzzle; on this 2-core machine 2,000 runs take
+    /// about a second unless it is heavily loaded. Cut-short runs weaken only the evidence in the
+    /// messages: the verdict comes from the model.
+    static let runSeconds: Double = 1.0
+
+    /// The learner's prediction, if it breaks no rule; otherwise the broken rules are recorded and
+    /// nil is returned at once, before anything runs.
+    static func prediction(for puzzle: Puzzle, sourceLocation: SourceLocation = #_sourceLocation) -> Prediction? {
+        let prediction = predict(puzzle)
+        let model = puzzle.happensBefore
+        let call = "predict(.\(puzzle))"
+        if prediction.outputs.isEmpty {
+            Issue.record(Comment(rawValue: """
+                \(call) lists no outputs, but every puzzle prints something. List every order in which this code \
+                (\(puzzle.title)) can print its labels, and say whether it deadlocks:
+                \(puzzle.code)
+                """), sourceLocation: sourceLocation)
+            return nil
+        }
+        var broken = false
+        for output in prediction.outputs.sorted() {
+            if let why = model.whyImpossible(output) {
+                Issue.record(Comment(rawValue: "\(call): \(why)"), sourceLocation: sourceLocation)
+                broken = true
+            }
+        }
+        if prediction.deadlocks != model.deadlocks {
+            let why = model.deadlocks
+                ? "\(call) says it never deadlocks, but it does: \(model.neverPrinted.sorted { $0.key < $1.key }.first.map { "\($0.key) is never printed: \($0.value)" } ?? "")"
+                : "\(call) says it deadlocks, but nothing in it waits forever: every label is printed."
+            Issue.record(Comment(rawValue: why), sourceLocation: sourceLocation)
+            broken = true
+        }
+        return broken ? nil : prediction
+    }
+
+    /// "2,000"
+    static func count(_ value: Int) -> String {
+        let digits = String(value)
+        var result = ""
+        for (index, character) in digits.enumerated() {
+            if index > 0 && (digits.count - index) % 3 == 0 { result += "," }
+            result.append(character)
+        }
+        return result
+    }
+
+    /// Records a miss for every output that was printed but not predicted, and for every output
+    /// the model allows that was not predicted although this run did not print it.
+    static func missed(
+        _ puzzle: Puzzle, predicted: Set<String>, observed: Tally, of what: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        let call = "predict(.\(puzzle))"
+        let printedButMissed = observed.counts.filter { !predicted.contains($0.key) }.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
+        for (output, times) in printedButMissed {
+            Issue.record(Comment(rawValue: "\(call): you missed \(output): printed in \(count(times)) of \(count(observed.runs)) \(what). \(puzzle.lesson.capitalizedFirst)"),
+                         sourceLocation: sourceLocation)
+        }
+        let possibleButMissed = puzzle.happensBefore.possibleOutputs().subtracting(predicted).subtracting(observed.outputs).sorted()
+        for output in possibleButMissed {
+            Issue.record(Comment(rawValue: "\(call): you missed \(output): these \(count(observed.runs)) \(what) did not print it, but no rule forbids it, so another run can. \(puzzle.lesson.capitalizedFirst)"),
+                         sourceLocation: sourceLocation)
+        }
+    }
+
+    /// A puzzle that does not deadlock: the prediction, then `runs` runs with jitter.
+    static func inProcess(_ puzzle: Puzzle, sourceLocation: SourceLocation = #_sourceLocation) async {
+        guard let prediction = prediction(for: puzzle, sourceLocation: sourceLocation) else { return }
+        let tally = await PuzzleRuns.tallyOnThread(puzzle, runs: runs, seconds: runSeconds)
+        if tally.unfinished > 0 {
+            Issue.record(Comment(rawValue: DeadlockReport.message(in: "the puzzle \(puzzle)", waitingFor: "\(tally.unfinished) of \(count(tally.runs)) runs printing every label", seconds: PuzzleRuns.runSeconds)),
+                         sourceLocation: sourceLocation)
+        }
+        missed(puzzle, predicted: prediction.outputs, observed: tally, of: "runs", sourceLocation: sourceLocation)
+    }
+
+    /// The puzzle libdispatch stops: the prediction, then `stoppedChildren` children. A child
+    /// stopped before the caller's part returned printed only the beginning of an output: that
+    /// beginning must begin one of the predicted outputs.
+    static func stopped(_ puzzle: Puzzle, sourceLocation: SourceLocation = #_sourceLocation) async {
+        guard let prediction = prediction(for: puzzle, sourceLocation: sourceLocation) else { return }
+        guard let stops = await Isolated.stops(of: puzzle, children: stoppedChildren, seconds: runSeconds) else { return }
+        var complete = Tally()
+        for stop in stops where isComplete(stop, of: puzzle) { complete.add(stop.output) }
+        var cut = Tally()
+        for stop in stops where !isComplete(stop, of: puzzle) { cut.add(stop.output) }
+        missed(puzzle, predicted: prediction.outputs, observed: complete, of: "child processes that printed a whole output before the stop", sourceLocation: sourceLocation)
+        for (beginning, times) in cut.counts.sorted(by: { $0.key < $1.key })
+        where !prediction.outputs.contains(where: { $0.hasPrefix(beginning) }) {
+            Issue.record(Comment(rawValue: "predict(.\(puzzle)): no predicted output begins with \(beginning), yet \(count(times)) of \(count(stops.count)) child processes printed \(beginning) before libdispatch stopped them. \(puzzle.lesson.capitalizedFirst)"),
+                         sourceLocation: sourceLocation)
+        }
+    }
+
+    /// A stopped child printed a whole output if its caller's part had returned, or if it printed
+    /// every label that can be printed (the caller printed its last label, then the stop came).
+    static func isComplete(_ stop: Isolated.Stop, of puzzle: Puzzle) -> Bool {
+        stop.callerReturned || stop.output.count == puzzle.happensBefore.printed.count
+    }
+
+    /// The puzzle that hangs: the prediction, then `hangingRuns` runs in one child.
+    static func hanging(_ puzzle: Puzzle, sourceLocation: SourceLocation = #_sourceLocation) async {
+        guard let prediction = prediction(for: puzzle, sourceLocation: sourceLocation) else { return }
+        guard let tally = await Isolated.hangingRuns(of: puzzle, runs: hangingRuns) else { return }
+        missed(puzzle, predicted: prediction.outputs, observed: tally, of: "runs (in a child process, each left hanging)", sourceLocation: sourceLocation)
+    }
+}
+
+extension String {
+    var capitalizedFirst: String { prefix(1).uppercased() + dropFirst() }
+}

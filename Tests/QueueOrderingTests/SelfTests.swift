@@ -1,0 +1,107 @@
+// The suite's own tests: the derivation of possible outputs, and that the jitter reaches every
+// possible output within the run counts the checks use. They are not graded checks (they pass on
+// the untouched stub), so they are compiled only on request:
+//
+//     swift build --build-tests -Xswiftc -DQUEUE_ORDERING_SELF_TESTS --scratch-path .build-selftests
+//     .build-selftests/debug/ConcurrencyKataPackageTests.xctest --testing-library swift-testing \
+//         --filter QueueOrderingSelfTests
+#if QUEUE_ORDERING_SELF_TESTS
+import Foundation
+import QueueOrdering
+import Testing
+
+@Suite("QueueOrdering: the happens-before derivation")
+struct QueueOrderingSelfTests_Derivation {
+    typealias O = HappensBefore.Order
+
+    @Test("No order at all: every permutation")
+    func noOrder() {
+        #expect(HappensBefore(labels: [1, 2, 3], orders: []).possibleOutputs() == ["123", "132", "213", "231", "312", "321"])
+    }
+
+    @Test("A chain: one output")
+    func chain() {
+        let model = HappensBefore(labels: [1, 2, 3], orders: [O(before: 1, after: 2, rule: "a"), O(before: 2, after: 3, rule: "b")])
+        #expect(model.possibleOutputs() == ["123"])
+    }
+
+    @Test("A cycle: no output")
+    func cycle() {
+        let model = HappensBefore(labels: [1, 2], orders: [O(before: 1, after: 2, rule: "a"), O(before: 2, after: 1, rule: "b")])
+        #expect(model.possibleOutputs().isEmpty)
+    }
+
+    @Test("Serial async: the five outputs worked out by hand")
+    func serialAsyncByHand() {
+        #expect(Puzzle.serialAsync.happensBefore.possibleOutputs() == ["1234", "1243", "2134", "2143", "2413"])
+        #expect(Puzzle.concurrentAsync.happensBefore.possibleOutputs().count == 8)
+        #expect(Puzzle.serialAsyncInsideSync.happensBefore.possibleOutputs() == ["12435", "12453"])
+    }
+
+    @Test("A deadlock leaves out the labels that are never printed")
+    func deadlock() {
+        #expect(Puzzle.serialSyncInsideAsync.happensBefore.possibleOutputs() == ["125", "152"])
+        #expect(Puzzle.semaphoreOnOneSerialQueue.happensBefore.possibleOutputs() == ["14", "41"])
+    }
+
+    @Test("An impossible output names the rule it breaks")
+    func namesTheRule() throws {
+        let why = try #require(Puzzle.serialAsync.happensBefore.whyImpossible("3124"))
+        #expect(why.contains("3 cannot come before 1") && why.contains("serial queue"))
+        let seed = try #require(Puzzle.serialAsyncInsideSync.happensBefore.whyImpossible("12345"))
+        #expect(seed.contains("3 cannot come before 4"))
+        let never = try #require(Puzzle.serialSyncInsideAsync.happensBefore.whyImpossible("12345"))
+        #expect(never.contains("3, which is never printed"))
+        #expect(Puzzle.serialSyncInsideAsync.happensBefore.whyImpossible("12")?.contains("not where this puzzle stops") == true)
+        #expect(Puzzle.serialAsync.happensBefore.whyImpossible("12a4")?.contains("not an output") == true)
+        #expect(Puzzle.serialAsync.happensBefore.whyImpossible("1124")?.contains("twice") == true)
+        #expect(Puzzle.serialAsync.happensBefore.whyImpossible("124")?.contains("leaves out 3") == true)
+    }
+
+    @Test("Derivation and explanation agree on every permutation of every puzzle", arguments: Puzzle.allCases)
+    func agree(_ puzzle: Puzzle) {
+        let model = puzzle.happensBefore
+        let possible = model.possibleOutputs()
+        #expect(!possible.isEmpty)
+        for output in permutations(model.printed) {
+            #expect((model.whyImpossible(output) == nil) == possible.contains(output), "\(puzzle): \(output)")
+        }
+    }
+
+    private func permutations(_ labels: [Int]) -> [String] {
+        if labels.isEmpty { return [""] }
+        return labels.flatMap { label in permutations(labels.filter { $0 != label }).map { String(label) + $0 } }
+    }
+}
+
+@Suite("QueueOrdering: the jitter reaches every possible output")
+struct QueueOrderingSelfTests_Reach {
+    @Test("In-process puzzles, Confront.runs runs each", arguments: Puzzle.allCases.filter { !$0.happensBefore.deadlocks })
+    func inProcess(_ puzzle: Puzzle) async {
+        let tally = await PuzzleRuns.tallyOnThread(puzzle, runs: Confront.runs)
+        let possible = puzzle.happensBefore.possibleOutputs()
+        print("REACH \(puzzle) runs=\(tally.runs) possible=\(possible.count) seen=\(tally.outputs.count): \(tally.summary)")
+        #expect(tally.outputs == possible, "\(puzzle): missing \(possible.subtracting(tally.outputs).sorted()), outside the model \(tally.outputs.subtracting(possible).sorted())")
+        #expect(tally.unfinished == 0)
+    }
+
+    @Test("The puzzle libdispatch stops, Confront.stoppedChildren child processes")
+    func stopped() async throws {
+        let puzzle = Puzzle.serialSyncInsideAsync
+        let stops = try #require(await Isolated.stops(of: puzzle, children: Confront.stoppedChildren))
+        var complete = Tally(), cut = Tally()
+        for stop in stops { if Confront.isComplete(stop, of: puzzle) { complete.add(stop.output) } else { cut.add(stop.output) } }
+        print("REACH \(puzzle) children=\(stops.count) whole outputs: \(complete.summary); stopped earlier: \(cut.summary)")
+        #expect(complete.outputs == puzzle.happensBefore.possibleOutputs())
+        for beginning in cut.outputs { #expect(puzzle.happensBefore.possibleOutputs().contains { $0.hasPrefix(beginning) }) }
+    }
+
+    @Test("The puzzle that hangs, Confront.hangingRuns runs in one child process")
+    func hanging() async throws {
+        let puzzle = Puzzle.semaphoreOnOneSerialQueue
+        let tally = try #require(await Isolated.hangingRuns(of: puzzle, runs: Confront.hangingRuns))
+        print("REACH \(puzzle) runs=\(tally.runs): \(tally.summary)")
+        #expect(tally.outputs == puzzle.happensBefore.possibleOutputs())
+    }
+}
+#endif
