@@ -28,7 +28,13 @@ struct LostUpdateTests {
         ThreadGang.run(threads, in: "withValue(forKey:_:) under contention") { index in
             for step in 0..<incrementsPerThread {
                 let key = keys[(index + step) % keys.count]
-                dictionary.withValue(forKey: key) { $0 = ($0 ?? 0) + 1 }
+                dictionary.withValue(forKey: key) { value in
+                    let old = value ?? 0
+                    // Widens the gap between the read and the write of an update that is not
+                    // exclusive, so that another thread's update lands in it.
+                    if step % 2 == 0 { sched_yield() }
+                    value = old + 1
+                }
             }
         }
         let expected = threads * incrementsPerThread / keys.count
