@@ -80,7 +80,7 @@ enum ExclusionProbe {
     /// How long a held body stays parked at most if nobody releases it.
     static let holdLimit = 5.0
     /// How long the operation and the held body may take to return after the release.
-    static let settleSeconds = 2.0
+    static let settleSeconds = Deadline.promptSeconds
 
     final class Log: @unchecked Sendable {
         let lock = NSLock()
