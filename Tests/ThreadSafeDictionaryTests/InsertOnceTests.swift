@@ -9,10 +9,10 @@ import ThreadSafeDictionary
 @Suite("Insert once", .exitIsAFailure)
 struct InsertOnceTests {
     static let threads = 6
-    static let rounds = 300
+    static let rounds = 150
 
     static func linger(until condition: () -> Bool) {
-        let end = DispatchTime.now().uptimeNanoseconds + 2_000_000
+        let end = DispatchTime.now().uptimeNanoseconds + 1_000_000
         while !condition() && DispatchTime.now().uptimeNanoseconds < end { usleep(100) }
     }
 
@@ -48,7 +48,7 @@ struct InsertOnceTests {
                         return tally.nextToken
                     }
                     // An expensive make: it lingers until a second make for the same key starts
-                    // (which only a broken implementation allows), for at most 2 ms.
+                    // (which only a broken implementation allows), for at most 1 ms.
                     InsertOnceTests.linger { tally.current.makes[round, default: 0] > 1 }
                     return token
                 }

@@ -4,15 +4,24 @@ import Testing
 import ThreadSafeDictionary
 
 /// Swift's Dictionary is not thread-safe: one thread growing or rehashing the storage while
-/// another reads it corrupts memory. Unsynchronized, this check segfaults in practically every run,
-/// so it runs isolated in a child process and the crash is reported as a failed check.
+/// another reads it corrupts memory. Unsynchronized, this check often segfaults, so it runs
+/// isolated in a child process and the crash is reported as a failed check.
+///
+/// A crash is luck, though (on two busy cores, threads may take turns instead of colliding), so the
+/// check does not rely on it: one thread lingers inside `mutate` and looks whether the entries
+/// changed under it, and in rounds every thread removes and re-inserts its own keys at the same
+/// moment and reads them back. Unprotected writes are caught by those in every run.
 @Suite("Memory safety", .exitIsAFailure)
 struct MemorySafetyTests {
     static let threads = 6
     static let operationsPerThread = 3_000
     static let keysPerThread = 16
+    static let writeRounds = 8
+    static let mutateEvery = 300
+    static let hammerNanoseconds: UInt64 = 30_000_000
+    static let maxOperationsPerThread = 200_000
 
-    @Test("Mixed set, remove, read, count and snapshot from 6 threads neither crash nor lose entries")
+    @Test("Mixed set, remove, get, count, snapshot and mutate from 6 threads neither crash nor lose entries")
     func mixedOperationsAreMemorySafe() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
             IsolatedCheck.begin(in: "mixed operations from 6 threads")
@@ -24,36 +33,96 @@ struct MemorySafetyTests {
             crashHint: "A Dictionary changed by one thread while another reads it corrupts memory. Every access needs protection; writes must be exclusive. A barrier on a global queue is ignored: use a private concurrent queue.")
     }
 
+    /// xorshift64: fast and good enough to mix the operations.
+    struct QuickRandom: RandomNumberGenerator {
+        var state: UInt64
+        init(seed: UInt64) { state = seed &* 0x9E37_79B9_7F4A_7C15 | 1 }
+        mutating func next() -> UInt64 {
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
+            return state
+        }
+    }
+
     static func key(_ thread: Int, _ slot: Int) -> Int { thread * 1_000 + slot }
+    static func value(_ round: Int, _ slot: Int) -> Int { -(round * 100 + slot) }
 
     static func hammerFromManyThreads() {
         let dictionary = ThreadSafeDictionary<Int, Int>()
+        // Realigns the threads now and then: on two cores, a thread left alone finishes its work
+        // within one time slice and never meets the others.
+        let together = StartBarrier(parties: threads)
+        let lostWrites = Locked(0)
+        let changedInsideMutate = Locked(0)
         ThreadGang.run(threads, in: "mixed operations from 6 threads") { thread in
-            var random = SystemRandomNumberGenerator()
-            for step in 0..<operationsPerThread {
+            // A cheap generator: the system one makes a system call per number, and the threads
+            // would spend their time there instead of inside the dictionary.
+            var random = QuickRandom(seed: UInt64(thread + 1))
+            // A snapshot kept alive shares the dictionary's storage, so the next write must copy
+            // it (copy-on-write): unprotected, two threads copying and replacing it at once lose
+            // writes or free it twice.
+            var pinned: [Int: Int] = [:]
+            // Every thread keeps going for a while, not for a count: on two busy cores, a short
+            // burst of work can run from start to end before another thread gets a core.
+            guard together.arrive() else { return }
+            let end = DispatchTime.now().uptimeNanoseconds + hammerNanoseconds
+            var step = 0
+            while step < operationsPerThread || (DispatchTime.now().uptimeNanoseconds < end && step < maxOperationsPerThread) {
+                defer { step += 1 }
                 let slot = step % keysPerThread
+                if thread == 0 && step % mutateEvery == 0 {
+                    // A writer that lingers inside mutate: nobody else may change the entries
+                    // meanwhile. Its pause hands the cores to the other threads, so unprotected
+                    // writes land inside it at once.
+                    dictionary.mutate { entries in
+                        let before = entries
+                        usleep(300)
+                        if entries != before { changedInsideMutate.withLock { $0 += 1 } }
+                    }
+                    continue
+                }
                 switch Int.random(in: 0..<6, using: &random) {
                 case 0, 1: dictionary[key(thread, slot)] = step
                 case 2: dictionary.removeValue(forKey: key(thread, slot))
                 case 3: _ = dictionary[key(Int.random(in: 0..<threads, using: &random), slot)]
                 case 4: _ = dictionary.count + (dictionary.isEmpty ? 1 : 0)
-                default: _ = dictionary.snapshot().count
+                default: pinned = dictionary.snapshot()
                 }
             }
-            // Each thread leaves a known final value in each of its own keys.
-            for slot in 0..<keysPerThread {
-                dictionary[key(thread, slot)] = -slot
+            // Then rounds in which every thread removes its own keys, inserts them again at the same
+            // moment as the others, and reads them back once all have written: an insertion that
+            // another one undid is seen at once.
+            for round in 1...writeRounds {
+                guard together.arrive() else { return }
+                for slot in 0..<keysPerThread { dictionary.removeValue(forKey: key(thread, slot)) }
+                guard together.arrive() else { return }
+                for slot in 0..<keysPerThread {
+                    if slot % 2 == 0 { pinned = dictionary.snapshot() }
+                    dictionary[key(thread, slot)] = value(round, slot)
+                }
+                guard together.arrive() else { return }
+                let lost = (0..<keysPerThread).filter { dictionary[key(thread, $0)] != value(round, $0) }.count
+                if lost > 0 { lostWrites.withLock { $0 += lost } }
             }
+            withExtendedLifetime(pinned) {}
         }
+
+        #expect(
+            changedInsideMutate.current == 0,
+            "\(changedInsideMutate.current) times the entries changed while a writer was inside mutate: other writes ran at the same time as mutate's body. Writes must be exclusive: every write (subscript set, removeValue, mutate, ...) goes through the same protection, with a barrier on your private concurrent queue or a write lock.")
         var missing: [Int] = []
         for thread in 0..<threads {
-            for slot in 0..<keysPerThread where dictionary[key(thread, slot)] != -slot {
+            for slot in 0..<keysPerThread where dictionary[key(thread, slot)] != value(writeRounds, slot) {
                 missing.append(key(thread, slot))
             }
         }
         #expect(
             missing.isEmpty,
             "After the threads finished, \(missing.count) of \(threads * keysPerThread) keys did not hold the last value their thread wrote (first: \(missing.first.map(String.init) ?? "-")). Writes must be kept, and no write may undo another.")
+        #expect(
+            lostWrites.current == 0 || missing.count == threads * keysPerThread,
+            "\(lostWrites.current) writes were lost: threads wrote their own keys at the same time, and afterwards a key did not hold what its thread had written. Two unprotected writes to one Dictionary undo each other (or corrupt it): writes must be exclusive.")
         #expect(dictionary.count == threads * keysPerThread, "count should be \(threads * keysPerThread) at the end, got \(dictionary.count).")
     }
 }

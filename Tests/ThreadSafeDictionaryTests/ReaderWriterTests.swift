@@ -6,7 +6,7 @@ import ThreadSafeDictionary
 /// The point of a reader-writer design: readers share, writers are alone.
 @Suite("Readers and writers", .exitIsAFailure)
 struct ReaderWriterTests {
-    static let meetingSeconds = 2.0
+    static let meetingSeconds = 1.0
 
     @Test("Two readers can be inside read at the same time")
     func readersRunTogether() async {
@@ -54,7 +54,8 @@ struct ReaderWriterTests {
         var readers = 0
         var writers = 0
         var readerSawWriter = 0
-        var writerSawOthers = 0
+        var writerSawReader = 0
+        var writerSawWriter = 0
     }
 
     static let readerThreads = 4
@@ -70,7 +71,8 @@ struct ReaderWriterTests {
                 if isWriter {
                     dictionary.mutate { entries in
                         occupancy.withLock {
-                            if $0.readers > 0 || $0.writers > 0 { $0.writerSawOthers += 1 }
+                            if $0.readers > 0 { $0.writerSawReader += 1 }
+                            if $0.writers > 0 { $0.writerSawWriter += 1 }
                             $0.writers += 1
                         }
                         entries["writes", default: 0] += 1
@@ -90,9 +92,13 @@ struct ReaderWriterTests {
             }
         }
         let seen = occupancy.current
+        let overlaps = seen.readerSawWriter + seen.writerSawReader
         #expect(
-            seen.writerSawOthers == 0 && seen.readerSawWriter == 0,
-            "mutate was not exclusive: \(seen.writerSawOthers) times a writer found others inside, \(seen.readerSawWriter) times a reader found a writer inside. A write must wait for the readers inside to leave and keep everyone out until it is done (sync(flags: .barrier) on a private concurrent queue, or a write lock).")
+            seen.writerSawWriter == 0,
+            "Two writers were inside mutate at once (\(seen.writerSawWriter) times): mutate must keep every other writer out while its body runs: sync(flags: .barrier) on your private concurrent queue (a plain sync lets writers run together; a barrier on a global queue is ignored), or a write lock.")
+        #expect(
+            overlaps == 0 || seen.writerSawWriter > 0,
+            "A reader was inside read's body while mutate ran (\(seen.readerSawWriter) times a reader found a writer inside, \(seen.writerSawReader) times a writer found a reader inside), though writers kept each other out: read must keep writers out while its body runs. Call the body inside the protected region (queue.sync { try body(storage) }, or under the read lock), not on a copy after leaving it; and mutate must wait for the readers inside.")
         let writes = dictionary["writes"] ?? 0
         #expect(
             writes == writerThreads * iterations,

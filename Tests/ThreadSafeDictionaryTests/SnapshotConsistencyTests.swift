@@ -14,7 +14,9 @@ struct SnapshotConsistencyTests {
     /// Writers keep moving units until both observers are done, so every observation overlaps
     /// writes; the cap only bounds a run in which observers are stuck.
     static let maxMoves = 200_000
-    static let observations = 600
+    static let observations = 400
+    static let minimumMovesObserved = 200
+    static let maxObservations = 100_000
 
     @Test("snapshot() and read never see a half-done mutate")
     func snapshotsAreConsistent() async {
@@ -39,6 +41,7 @@ struct SnapshotConsistencyTests {
         let dictionary = ThreadSafeDictionary(initial)
         let observed = Locked(Observed())
         let observersDone = Locked(0)
+        let moves = Locked(0)
         ThreadGang.run(4, in: "snapshot and read during mutate") { index in
             var random = SystemRandomNumberGenerator()
             defer { if index >= 2 { observersDone.withLock { $0 += 1 } } }
@@ -50,18 +53,31 @@ struct SnapshotConsistencyTests {
                     let to = (from + Int.random(in: 1..<keys, using: &random)) % keys
                     dictionary.mutate { entries in
                         entries[from, default: 0] -= 1
+                        // Half done: a reader that gets in now sees one unit missing.
+                        usleep(20)
                         entries[to, default: 0] += 1
                     }
+                    moves.withLock { $0 += 1 }
                 }
             case 2:
-                for _ in 0..<observations {
+                // Keep observing until the writers have moved for a while: unprotected, a burst
+                // of observations can end before a writer ever gets a core.
+                var done = 0
+                while done < observations || (moves.current < minimumMovesObserved && done < maxObservations) {
                     let sum = dictionary.snapshot().values.reduce(0, +)
                     observed.withLock { $0.snapshotSums.append(sum) }
+                    done += 1
+                    if sum != total { break }  // one torn view decides the check
                 }
             default:
-                for _ in 0..<observations {
+                // Keep observing until the writers have moved for a while: unprotected, a burst
+                // of observations can end before a writer ever gets a core.
+                var done = 0
+                while done < observations || (moves.current < minimumMovesObserved && done < maxObservations) {
                     let sum = dictionary.read { $0.values.reduce(0, +) }
                     observed.withLock { $0.readSums.append(sum) }
+                    done += 1
+                    if sum != total { break }  // one torn view decides the check
                 }
             }
         }
