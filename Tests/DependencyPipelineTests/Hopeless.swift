@@ -18,17 +18,28 @@ enum Hopeless {
     static let settleSeconds = 0.25
 
     /// Polls `condition` until it holds; gives up once `rule` has held for `settleSeconds`
-    /// (recording its reason), or after `seconds` ("deadlock suspected in <place>").
+    /// (recording its reason), or after `seconds` ("deadlock suspected in <place>"). With
+    /// `progress`, the deadline counts from the last time `progress()` changed (a pipeline that
+    /// keeps moving on a loaded machine is not stuck), up to `limit` in all.
     @discardableResult
     static func waitUntil(
-        seconds: Double, in place: String, waitingFor what: String, hint: String? = nil,
-        sourceLocation: SourceLocation = #_sourceLocation, _ condition: () -> Bool, unless rule: () -> String?
+        seconds: Double, limit: Double? = nil, in place: String, waitingFor what: String, hint: String? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation, progress: () -> Int = { 0 },
+        _ condition: () -> Bool, unless rule: () -> String?
     ) -> Bool {
-        let end = DispatchTime.now() + seconds
+        let start = DispatchTime.now()
+        let hardEnd = start + (limit ?? seconds)
+        var end = start + seconds
+        var lastProgress = progress()
         var since: DispatchTime?
         while true {
             if condition() { return true }
             let now = DispatchTime.now()
+            let moved = progress()
+            if moved != lastProgress {
+                lastProgress = moved
+                end = min(hardEnd, now + seconds)
+            }
             if let reason = rule() {
                 let first = since ?? now
                 since = first
@@ -55,6 +66,13 @@ enum Hopeless {
         guard let pipeline else { return nil }
         let queues = Mirror(reflecting: pipeline).children.compactMap { $0.value as? OperationQueue }
         return queues.count == 1 ? queues[0] : nil
+    }
+
+    /// A number that changes whenever the pipeline moves: loads started and delivered, and
+    /// operations left in its queue.
+    static func progress(_ pipeline: ImagePipeline?, sources: [TestSource]) -> Int {
+        let loads = sources.reduce(0) { $0 + $1.loads.current + $1.deliveries.current }
+        return loads * 100_000 + (queue(of: pipeline, sources: sources)?.operationCount ?? 0)
     }
 
     /// Why the completion of `pipeline` will never come, if that can be seen.

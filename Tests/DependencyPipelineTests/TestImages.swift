@@ -116,6 +116,8 @@ final class TestSource: DataSource, @unchecked Sendable {
     private let release: DispatchSemaphore?
     let meter: ConcurrencyMeter
     let loads: Locked<Int>
+    /// How many loads of this source delivered their result.
+    let deliveries = Locked(0)
     /// The OperationQueue `load` was called on (the pipeline's), if it was called on one.
     let queueSeen = Locked<OperationQueue?>(nil)
 
@@ -133,10 +135,11 @@ final class TestSource: DataSource, @unchecked Sendable {
         loads.withLock { $0 += 1 }
         if let queue = OperationQueue.current { queueSeen.withLock { $0 = queue } }
         meter.enter()
-        let (bytes, name, delay, release, meter) = (bytes, name, delay, release, meter)
+        let (bytes, name, delay, release, meter, deliveries) = (bytes, name, delay, release, meter, deliveries)
         Thread {
             if let release { _ = release.wait(timeout: .now() + 5) } else if delay > 0 { Thread.sleep(forTimeInterval: delay) }
             meter.leave()
+            deliveries.withLock { $0 += 1 }
             completion(bytes.map { .success($0) } ?? .failure(TestLoadError(name: name)))
         }.start()
     }
@@ -154,8 +157,9 @@ final class PipelineProbe: @unchecked Sendable {
     /// no longer call it (see `Hopeless.pipelineStuck`).
     @discardableResult
     func waitForCall(seconds: Double = 5, in place: String, pipeline: ImagePipeline, sources: [TestSource]) -> Bool {
-        Hopeless.waitUntil(seconds: seconds, in: place, waitingFor: "the pipeline's completion",
+        Hopeless.waitUntil(seconds: seconds, limit: 4 * seconds, in: place, waitingFor: "the pipeline's completion",
                            hint: "One operation that depends on the last stage of every chain should call the completion; cancelAll() must not cancel it.",
+                           progress: { Hopeless.progress(pipeline, sources: sources) },
                            { !recorder.calls.isEmpty }, unless: { Hopeless.pipelineStuck(pipeline, sources: sources) })
     }
 
