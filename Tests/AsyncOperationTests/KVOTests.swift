@@ -14,9 +14,13 @@ import Testing
 @Suite("KVO notifications", .exitIsAFailure)
 struct KVOTests {
     @Test("start() announces isExecuting: will before the change, did after it")
-    func startAnnouncesExecuting() {
+    func startAnnouncesExecuting() async {
         let operation = RecordingOperation()
-        guard ThreadGang.run(1, seconds: Deadline.promptSeconds, in: "start()", { _ in operation.start() }) else { return }
+        guard await Hopeless.call(in: "start()", { operation.start() }) else { return }
+        // start() returned; a start() that hands its work to a private queue may still be on its way.
+        guard await Hopeless.waitUntil(in: "start()", waitingFor: "the operation leaving .ready",
+                                 { operation.state != .ready || operation.isExecuting || operation.isFinished },
+                                 unless: { operation.hopeless }) else { return }
         #expect(operation.state == .executing && operation.isExecuting && !operation.isFinished,
                 "After start() the operation should be executing (main() did not call finish()); state is .\(operation.state.rawValue), isExecuting \(operation.isExecuting).")
         guard RecordingOperation.notificationsAreObservable else { return }
@@ -28,21 +32,26 @@ struct KVOTests {
     }
 
     @Test("finish() announces isExecuting and isFinished: each will before the change, each did after it")
-    func finishAnnouncesExecutingAndFinished() {
+    func finishAnnouncesExecutingAndFinished() async {
         let completed = DispatchSemaphore(value: 0)
         let operation = RecordingOperation()
         operation.completionBlock = { completed.signal() }
-        guard ThreadGang.run(1, seconds: Deadline.promptSeconds, in: "start()", { _ in operation.start() }) else { return }
+        guard await Hopeless.call(in: "start()", { operation.start() }) else { return }
+        guard await Hopeless.waitUntil(in: "start()", waitingFor: "the operation leaving .ready",
+                                 { operation.state != .ready || operation.isExecuting || operation.isFinished },
+                                 unless: { operation.hopeless }) else { return }
         let afterStart = operation.notifications.count
-        guard ThreadGang.run(1, seconds: Deadline.promptSeconds, in: "finish()", { _ in operation.finish() }) else { return }
+        guard await Hopeless.call(in: "finish()", { operation.finishAndRecord() }) else { return }
+        // finish() returned; a finish() that hands the transition to a private queue may still be on its way.
+        guard await Hopeless.waitUntil(in: "finish()", waitingFor: "the operation becoming finished", { operation.isFinished },
+                                 unless: { operation.hopeless }) else { return }
         #expect(operation.state == .finished && operation.isFinished && !operation.isExecuting,
                 "After finish() the operation should be finished; state is .\(operation.state.rawValue), isFinished \(operation.isFinished), isExecuting \(operation.isExecuting).")
         // completionBlock runs when the operation is seen to finish: after a did for isFinished
         // sent once isFinished is true.
-        if operation.isFinished {
-            Deadline.wait(for: completed, seconds: Deadline.promptSeconds, in: "finish()", waitingFor: "completionBlock running",
-                          hint: "finish() must call didChangeValue(forKey: \"isFinished\") after the state became .finished.")
-        }
+        await Hopeless.wait(for: completed, in: "finish()", waitingFor: "completionBlock running",
+                      hint: "finish() must call didChangeValue(forKey: \"isFinished\") after the state became .finished.",
+                      unless: { operation.hopeless })
         guard RecordingOperation.notificationsAreObservable else { return }
         let notes = Array(operation.notifications.dropFirst(afterStart))
         for problem in [

@@ -8,26 +8,42 @@ import Testing
 @Suite("Lifecycle", .exitIsAFailure)
 struct LifecycleTests {
     @Test("main() that calls finish() at once leaves the operation .finished")
-    func immediateFinishEndsFinished() {
-        let operation = AsyncBlockOperation { $0.finish() }
-        guard ThreadGang.run(1, seconds: Deadline.promptSeconds, in: "start() of an operation that finishes at once", { _ in operation.start() }) else { return }
+    func immediateFinishEndsFinished() async {
+        let workDone = DispatchSemaphore(value: 0)
+        let workRan = Locked(false)
+        let operation = AsyncBlockOperation { operation in
+            operation.finish()
+            workRan.withLock { $0 = true }
+            workDone.signal()
+        }
+        let startReturned = Locked(false)
+        guard await Hopeless.call(in: "start() of an operation that finishes at once", {
+            operation.start()
+            startReturned.withLock { $0 = true }
+        }) else { return }
+        // The state is decided once both have happened: the work called finish(), and start() returned.
+        guard await Hopeless.wait(for: workDone, in: "start() of an operation that finishes at once", waitingFor: "its work running",
+                            hint: "start() should call main(), and AsyncBlockOperation.main() should run the work.",
+                            unless: { Rules.startLeftReady(operation, startReturned: startReturned.current, mainRan: workRan.current) })
+        else { return }
         #expect(operation.state == .finished && operation.isFinished && !operation.isExecuting,
-                "main() called finish() at once, yet after start() the state is .\(operation.state.rawValue) (isFinished \(operation.isFinished), isExecuting \(operation.isExecuting)). Enter .executing before calling main(), never after: otherwise start() overwrites .finished with .executing.")
+                "main() called finish() at once, yet after start() returned the state is .\(operation.state.rawValue) (isFinished \(operation.isFinished), isExecuting \(operation.isExecuting)). Enter .executing before calling main(), never after: otherwise start() overwrites .finished with .executing.")
     }
 
     @Test("Cancelled before start: main() never runs, the operation finishes with its notifications, its dependents run")
-    func cancelledBeforeStart() {
+    func cancelledBeforeStart() async {
         let operation = RecordingOperation()
         let dependentRan = DispatchSemaphore(value: 0)
         let dependent = BlockOperation { dependentRan.signal() }
         dependent.addDependency(operation)
         let queue = OperationQueue()
         queue.isSuspended = true
-        queue.addOperations([operation, dependent], waitUntilFinished: false)
+        enqueue([operation, dependent], on: queue)
         operation.cancel()
         queue.isSuspended = false
-        let ran = Deadline.wait(for: dependentRan, seconds: Deadline.promptSeconds, in: "a queue holding a cancelled AsyncOperation", waitingFor: "its dependent running",
-                                hint: "The queue still calls start() on a cancelled operation: start() must see isCancelled and finish().")
+        let ran = await Hopeless.wait(for: dependentRan, in: "a queue holding a cancelled AsyncOperation", waitingFor: "its dependent running",
+                                hint: "The queue still calls start() on a cancelled operation: start() must see isCancelled and finish().",
+                                unless: { Self.cancelledStartHopeless(operation) })
         #expect(operation.mainRuns.current == 0, "main() ran although the operation was cancelled before it started: start() must check isCancelled first and finish instead.")
         guard ran else { return }
         #expect(operation.isFinished, "The cancelled operation should be finished once the queue started it.")
@@ -37,27 +53,37 @@ struct LifecycleTests {
         }
     }
 
+    /// The queue called start() on the cancelled operation and it returned: the operation is then
+    /// finished (with its announcement), or it never will be.
+    static func cancelledStartHopeless(_ operation: RecordingOperation) -> String? {
+        guard operation.startReturns.current > 0 else { return nil }
+        if !operation.isFinished {
+            return "The queue called start() on the cancelled operation and start() returned, yet the operation is not finished (state .\(operation.state.rawValue)): start() must see isCancelled and finish(), or the queue and the operation's dependents wait for ever."
+        }
+        return operation.hopeless
+    }
+
     @Test("Cancelled while running: isCancelled is true, the work sees it, and the operation stays executing until finish()")
-    func cancelledWhileRunning() {
+    func cancelledWhileRunning() async {
         let running = DispatchSemaphore(value: 0)
         let proceed = DispatchSemaphore(value: 0)
         let sawCancel = Locked<Bool?>(nil)
-        let operation = AsyncBlockOperation { operation in
+        let operation = RecordingOperation { operation in
             running.signal()
             // The work goes on on a thread of its own, as real asynchronous work does.
             Thread {
                 _ = proceed.wait(timeout: .now() + 5)
                 sawCancel.withLock { $0 = operation.isCancelled }
-                operation.finish()
+                operation.finishAndRecord()
             }.start()
         }
         let dependentRan = Locked(false)
         let dependent = BlockOperation { dependentRan.withLock { $0 = true } }
         dependent.addDependency(operation)
         let queue = OperationQueue()
-        queue.addOperations([operation, dependent], waitUntilFinished: false)
-        guard Deadline.wait(for: running, seconds: Deadline.promptSeconds, in: "an AsyncBlockOperation in a queue", waitingFor: "its work running",
-                            hint: "start() should call main(), and AsyncBlockOperation.main() should run the work.") else { return }
+        enqueue([operation, dependent], on: queue)
+        guard await Hopeless.wait(for: running, in: "an AsyncOperation in a queue", waitingFor: "its work running",
+                            hint: "start() should call main().", unless: { operation.hopeless }) else { return }
 
         operation.cancel()
         #expect(operation.isCancelled, "isCancelled should be true after cancel().")
@@ -65,7 +91,8 @@ struct LifecycleTests {
                 "After cancel() the work is still running, so the operation must stay .executing; it is .\(operation.state.rawValue). cancel() must not finish it: the work sees isCancelled and calls finish() itself.")
         #expect(!dependentRan.current, "The dependent ran while the cancelled operation's work was still running.")
         proceed.signal()
-        Deadline.waitUntil(seconds: Deadline.promptSeconds, in: "a cancelled operation whose work called finish()", waitingFor: "isFinished") { operation.isFinished }
+        await Hopeless.waitUntil(in: "a cancelled operation whose work called finish()", waitingFor: "isFinished", { operation.isFinished },
+                           unless: { operation.hopeless })
         #expect(sawCancel.current == true, "The running work should see isCancelled == true after cancel().")
     }
 
@@ -88,6 +115,9 @@ struct LifecycleTests {
             operation.completionBlock = { completions.withLock { $0 += 1 } }
             operation.start()
         }
+        guard Hopeless.waitUntilBlocking(in: "finish() from several threads", waitingFor: "100 started operations leaving .ready",
+                                 { operations.allSatisfy { $0.state != .ready } },
+                                 unless: { operations.lazy.compactMap { $0.hopeless }.first }) else { return }
         let threads = 4
         let together = StartBarrier(parties: threads)
         ThreadGang.run(threads, in: "finish() from several threads") { _ in
@@ -96,7 +126,11 @@ struct LifecycleTests {
                 operation.finish()
             }
         }
-        for operation in operations { operation.finish() }  // and once more, late
+        for operation in operations { operation.finishAndRecord() }  // and once more, late
+        // Every finish() has returned; a finish() that hands the transition to a private queue may still be on its way.
+        guard Hopeless.waitUntilBlocking(in: "finish() from several threads", waitingFor: "100 operations becoming finished",
+                                 { operations.allSatisfy(\.isFinished) },
+                                 unless: { operations.lazy.compactMap { $0.hopeless }.first }) else { return }
         var problems: [String] = []
         for operation in operations {
             let finishes = operation.notifications.filter { $0.key == "isFinished" }
@@ -106,7 +140,8 @@ struct LifecycleTests {
             if operation.state != .finished { problems.append("state .\(operation.state.rawValue)") }
         }
         if problems.isEmpty {
-            Deadline.waitUntil(seconds: Deadline.promptSeconds, in: "finish() from several threads", waitingFor: "100 completion blocks") { completions.current >= 100 }
+            Hopeless.waitUntilBlocking(in: "finish() from several threads", waitingFor: "100 completion blocks", { completions.current >= 100 },
+                               unless: { operations.lazy.compactMap { Rules.finishedSilently($0, witness: $0.witness) }.first })
             usleep(50_000)  // a duplicate completion would arrive by now
             if completions.current != 100 { problems.append("\(completions.current) completion blocks for 100 operations") }
         }
@@ -114,33 +149,67 @@ struct LifecycleTests {
     }
 
     @Test("start() called by hand, without a queue, runs the work; finish() from another thread ends it and fires completionBlock")
-    func manualStartWithoutQueue() {
+    func manualStartWithoutQueue() async {
         let completed = DispatchSemaphore(value: 0)
         let workRan = DispatchSemaphore(value: 0)
+        let ran = Locked(false)
+        let finishReturned = Locked(false)
         let finisher = DispatchQueue(label: "finisher")
         let operation = AsyncBlockOperation { operation in
+            ran.withLock { $0 = true }
             workRan.signal()
-            finisher.asyncAfter(deadline: .now() + 0.01) { operation.finish() }
+            finisher.asyncAfter(deadline: .now() + 0.01) {
+                operation.finish()
+                finishReturned.withLock { $0 = true }
+            }
         }
+        let witness = FinishWitness(of: operation)
         operation.completionBlock = { completed.signal() }
         #expect(operation.isAsynchronous, "isAsynchronous should be true: the operation returns from start() before its work is done.")
         #expect(operation.isReady && operation.state == .ready, "A new operation without dependencies should be ready.")
-        guard ThreadGang.run(1, seconds: Deadline.promptSeconds, in: "start() called by hand", { _ in operation.start() }) else { return }
-        guard Deadline.wait(for: workRan, seconds: Deadline.promptSeconds, in: "an operation started by hand", waitingFor: "its work running",
-                            hint: "start() should call main(), and AsyncBlockOperation.main() should run the work.") else { return }
-        Deadline.wait(for: completed, seconds: Deadline.promptSeconds, in: "an operation started by hand", waitingFor: "completionBlock running after finish()",
-                      hint: "completionBlock runs when the operation announces isFinished (didChangeValue(forKey: \"isFinished\") after the change).")
+        let startReturned = Locked(false)
+        guard await Hopeless.call(in: "start() called by hand", {
+            operation.start()
+            startReturned.withLock { $0 = true }
+        }) else { return }
+        guard await Hopeless.wait(for: workRan, in: "an operation started by hand", waitingFor: "its work running",
+                            hint: "start() should call main(), and AsyncBlockOperation.main() should run the work.",
+                            unless: { Rules.startLeftReady(operation, startReturned: startReturned.current, mainRan: ran.current) })
+        else { return }
+        await Hopeless.wait(for: completed, in: "an operation started by hand", waitingFor: "completionBlock running after finish()",
+                      hint: "completionBlock runs when the operation announces isFinished (didChangeValue(forKey: \"isFinished\") after the change).",
+                      unless: {
+                          Rules.finishLeftUnfinished(operation, finishReturned: finishReturned.current)
+                              ?? Rules.finishedSilently(operation, witness: witness, known: finishReturned.current)
+                      })
         #expect(operation.state == .finished, "After finish() the state should be .finished; it is .\(operation.state.rawValue).")
     }
 
     @Test("isReady respects dependencies: not ready while a dependency is unfinished")
-    func readyRespectsDependencies() {
+    func readyRespectsDependencies() async {
         let first = AsyncBlockOperation { _ in }
         let second = AsyncBlockOperation { $0.finish() }
         second.addDependency(first)
+        let witness = FinishWitness(of: first)
         #expect(!second.isReady, "An operation whose dependency has not finished must not be ready: combine super.isReady (the dependencies) with your own state.")
-        guard ThreadGang.run(1, seconds: Deadline.promptSeconds, in: "start() of the dependency", { _ in first.start() }) else { return }
+        let startReturned = Locked(false)
+        guard await Hopeless.call(in: "start() of the dependency", {
+            first.start()
+            startReturned.withLock { $0 = true }
+        }) else { return }
+        guard await Hopeless.waitUntil(in: "start() of the dependency", waitingFor: "the dependency leaving .ready", { first.state != .ready },
+                                 unless: { Rules.startLeftReady(first, startReturned: startReturned.current, mainRan: false) }) else { return }
+        #expect(!second.isReady, "An operation whose dependency is executing must not be ready.")
         first.finish()
-        #expect(second.isReady, "Once its dependency finished, the operation should be ready: super.isReady turns true when the dependency announces isFinished.")
+        // finish() returned: the dependency is finished (or about to be, if finish() hands the
+        // transition to a private queue), and its announcement makes the dependent ready.
+        await Hopeless.waitUntil(in: "finish() of the dependency", waitingFor: "the dependent becoming ready", { second.isReady },
+                           unless: {
+                               (Rules.finishLeftUnfinished(first, finishReturned: true)
+                                   ?? Rules.finishedSilently(first, witness: witness))
+                                   .map { "Once its dependency finished, the operation should be ready. " + $0 }
+                                   ?? (first.isFinished && witness.heardFinish && !second.isReady
+                                       ? "Its dependency finished and announced it, yet the operation is not ready: isReady must be true when super.isReady is and the state is .ready." : nil)
+                           })
     }
 }

@@ -33,6 +33,12 @@ final class RecordingOperation: AsyncOperation, @unchecked Sendable {
     private let log = Locked([Notification]())
     private let work: @Sendable (RecordingOperation) -> Void
     let mainRuns = Locked(0)
+    /// How many calls of start() have returned (by the queue or by a check).
+    let startReturns = Locked(0)
+    /// How many calls of `finishAndRecord()` have returned.
+    let finishReturns = Locked(0)
+    /// Becomes ready when this operation announces that it finished.
+    private(set) var witness: FinishWitness!
     #if canImport(ObjectiveC)
     private var observer: NotificationObserver?
     #endif
@@ -40,6 +46,7 @@ final class RecordingOperation: AsyncOperation, @unchecked Sendable {
     init(_ work: @escaping @Sendable (RecordingOperation) -> Void = { _ in }) {
         self.work = work
         super.init()
+        witness = FinishWitness(of: self)
         #if canImport(ObjectiveC)
         let observer = NotificationObserver { [weak self] key, isPrior in
             self?.record(isPrior ? .will : .did, key)
@@ -59,9 +66,31 @@ final class RecordingOperation: AsyncOperation, @unchecked Sendable {
     }
     #endif
 
+    override func start() {
+        super.start()
+        startReturns.withLock { $0 += 1 }
+    }
+
     override func main() {
         mainRuns.withLock { $0 += 1 }
         work(self)
+    }
+
+    /// Calls finish(), then records that it returned: what the hopeless rules read.
+    func finishAndRecord() {
+        finish()
+        finishReturns.withLock { $0 += 1 }
+    }
+
+    /// Why waiting for this operation to run its work or to be seen finished is hopeless, if it is:
+    /// start() returned and left it `.ready`; finish() returned and left it unfinished; or it is
+    /// finished (after start() or finish() returned) without having announced it.
+    var hopeless: String? {
+        let started = startReturns.current > 0
+        let finished = finishReturns.current > 0
+        return Rules.startLeftReady(self, startReturned: started, mainRan: mainRuns.current > 0)
+            ?? Rules.finishLeftUnfinished(self, finishReturned: finished)
+            ?? Rules.finishedSilently(self, witness: witness, known: started || finished)
     }
 
     private func record(_ phase: Notification.Phase, _ key: String) {

@@ -12,7 +12,7 @@ struct StressTests {
     @Test("1,000 operations with random dependencies, cancels and finishing threads all finish, each main() at most once and never before its dependencies")
     func randomGraphsFinish() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
-            IsolatedCheck.begin(seconds: 30, in: "1,000 operations in a queue")
+            IsolatedCheck.begin(seconds: 20, in: "1,000 operations in a queue")
             StressTests.runRandomGraph()
             IsolatedCheck.finish()
         }
@@ -29,19 +29,19 @@ struct StressTests {
     static func runRandomGraph() {
         let record = Locked(Record())
         let finishers = [DispatchQueue(label: "finisher-a", attributes: .concurrent), DispatchQueue(label: "finisher-b", attributes: .concurrent)]
-        var built: [AsyncBlockOperation] = []
+        var built: [RecordingOperation] = []
         for index in 0..<count {
-            let operation = AsyncBlockOperation { operation in
+            let operation = RecordingOperation { operation in
                 let early = operation.dependencies.contains { !$0.isFinished }
                 record.withLock {
                     $0.mainRuns[index] += 1
                     if early { $0.startedEarly.append(index) }
                 }
                 switch index % 4 {
-                case 0: operation.finish()  // at once, on the queue's thread
-                case 1: finishers[0].async { operation.finish() }
-                case 2: finishers[1].asyncAfter(deadline: .now() + .microseconds(Int.random(in: 0...500))) { operation.finish() }
-                default: Thread { operation.finish() }.start()
+                case 0: operation.finishAndRecord()  // at once, on the queue's thread
+                case 1: finishers[0].async { operation.finishAndRecord() }
+                case 2: finishers[1].asyncAfter(deadline: .now() + .microseconds(Int.random(in: 0...500))) { operation.finishAndRecord() }
+                default: Thread { operation.finishAndRecord() }.start()
                 }
             }
             for _ in 0..<Int.random(in: 0...2) where index > 0 {
@@ -63,13 +63,17 @@ struct StressTests {
                 usleep(UInt32.random(in: 0...300))
             }
         }
-        guard Deadline.waitUntil(seconds: Deadline.promptSeconds, in: "1,000 operations in a queue", waitingFor: "the first operation running",
-                                 { record.current.mainRuns.contains { $0 > 0 } }) else { return }
+        // Hopeless once one operation shows that the queue can never drain: start() or finish()
+        // returned and left it stuck, or it finished without announcing it. Looking at every
+        // operation takes a while, so the rules are read every 10 ms.
+        let hopeless = { operations.lazy.compactMap(\.hopeless).first }
+        guard Hopeless.waitUntilBlocking(pollSeconds: 0.01, in: "1,000 operations in a queue", waitingFor: "the first operation running",
+                                 { record.current.mainRuns.contains { $0 > 0 } }, unless: hopeless) else { return }
         Deadline.wait(for: canceller, seconds: 10, in: "cancelling operations", waitingFor: "100 cancels")
-        Deadline.waitUntil(seconds: 20, in: "1,000 operations in a queue", waitingFor: "every operation finishing",
-                           hint: "Every path must end in finish(): a cancelled operation finishes in start(), and finish() announces isFinished after the change.") {
-            operations.allSatisfy(\.isFinished)
-        }
+        // The deadline counts from the last operation that finished: a queue that keeps moving is not stuck.
+        Hopeless.waitUntilBlocking(seconds: Deadline.promptSeconds, limit: 15, pollSeconds: 0.01, in: "1,000 operations in a queue", waitingFor: "every operation finishing",
+                           hint: "Every path must end in finish(): a cancelled operation finishes in start(), and finish() announces isFinished after the change.",
+                           progress: { operations.lazy.filter(\.isFinished).count }, { operations.allSatisfy(\.isFinished) }, unless: hopeless)
         let seen = record.current
         let cancels = cancelled.current
         let unfinished = operations.indices.filter { !operations[$0].isFinished }

@@ -14,8 +14,9 @@ struct DependencyTests {
         let sources = images.enumerated().map { TestSource("image-\($0.offset)", bytes: $0.element.1, delay: 0.05) }
         let filters: [Filter] = [.invert, .boxBlur(radius: 1)]
         let probe = PipelineProbe()
-        ImagePipeline(maxConcurrentOperations: 4).process(sources, filters: filters, completion: probe.completion)
-        guard probe.waitForCall(in: "a pipeline of 4 slow loads") else { return }
+        let pipeline = ImagePipeline(maxConcurrentOperations: 4)
+        pipeline.process(sources, filters: filters, completion: probe.completion)
+        guard probe.waitForCall(in: "a pipeline of 4 slow loads", pipeline: pipeline, sources: sources) else { return }
         let expected = images.map { image in describe(.success(filters.reduce(image.0) { ReferenceFilter.apply($1, to: $0) })) }
         let got = probe.results.map(describe)
         #expect(got == expected, "Results were \(got); expected \(expected). A stage that runs before its dependency finished, or that has no dependency, has no input: chain load → decode → filters with addDependency, and let LoadOperation finish only when the source delivered.")
@@ -28,8 +29,9 @@ struct DependencyTests {
         let image = TestImages.random(width: 2, height: 2, color: false, plain: false).1
         let sources = (0..<12).map { TestSource("item-\($0)", bytes: image, delay: 0.03, meter: inFlight) }
         let probe = PipelineProbe()
-        ImagePipeline(maxConcurrentOperations: 3).process(sources, filters: [.invert], completion: probe.completion)
-        guard probe.waitForCall(in: "12 items limited to 3 operations") else { return }
+        let pipeline = ImagePipeline(maxConcurrentOperations: 3)
+        pipeline.process(sources, filters: [.invert], completion: probe.completion)
+        guard probe.waitForCall(in: "12 items limited to 3 operations", pipeline: pipeline, sources: sources) else { return }
         #expect(inFlight.totalEntries == 12, "\(inFlight.totalEntries) of 12 sources were loaded.")
         #expect(inFlight.peak <= 3, "\(inFlight.peak) loads were in flight at once with maxConcurrentOperations 3: set the queue's maxConcurrentOperationCount.")
         #expect(inFlight.peak == 3 || inFlight.totalEntries < 12, "At most \(inFlight.peak) loads overlapped; with 12 independent items and a limit of 3 they should overlap 3 at a time. Items are independent chains, not one long chain.")
@@ -46,8 +48,9 @@ struct DependencyTests {
         ]
         let filters: [Filter] = [.grayscale, .threshold(100)]
         let probe = PipelineProbe()
-        ImagePipeline(maxConcurrentOperations: 2).process(sources, filters: filters, completion: probe.completion)
-        guard probe.waitForCall(in: "a pipeline with a failing and a corrupt item") else { return }
+        let pipeline = ImagePipeline(maxConcurrentOperations: 2)
+        pipeline.process(sources, filters: filters, completion: probe.completion)
+        guard probe.waitForCall(in: "a pipeline with a failing and a corrupt item", pipeline: pipeline, sources: sources) else { return }
         let results = probe.results
         let expected = filters.reduce(good.0) { ReferenceFilter.apply($1, to: $0) }
         guard results.count == 4 else {
@@ -66,6 +69,17 @@ struct DependencyTests {
         }
     }
 
+    /// Why 2 loads of a pipeline limited to 2 operations will never be in flight at once, if that can be seen.
+    static func loadsCannotOverlap(_ pipeline: ImagePipeline, sources: [TestSource], probe: PipelineProbe, started: Int) -> String? {
+        if !probe.calls.isEmpty {
+            return "The pipeline called its completion before 2 of its 6 loads had started (\(started) started): every item must be loaded, decoded and filtered before the completion runs."
+        }
+        if let queue = Hopeless.queue(of: pipeline, sources: sources), queue.maxConcurrentOperationCount == 1 {
+            return "Only \(started) of 6 loads started: the pipeline's queue runs one operation at a time (maxConcurrentOperationCount 1), although maxConcurrentOperations is 2, so 2 held loads can never be in flight at once."
+        }
+        return Hopeless.pipelineStuck(pipeline, sources: sources)
+    }
+
     @Test("cancelAll(): no stage starts work after it returns, unfinished items complete as .cancelled, the completion fires once")
     func cancelAllEndsEverything() {
         let loads = Locked(0)
@@ -74,11 +88,13 @@ struct DependencyTests {
         let probe = PipelineProbe()
         let pipeline = ImagePipeline(maxConcurrentOperations: 2)
         pipeline.process(sources, filters: [.invert, .grayscale], completion: probe.completion)
-        guard Deadline.waitUntil(seconds: Deadline.promptSeconds, in: "a pipeline of 6 held loads", waitingFor: "the first 2 loads starting",
-                                 hint: "LoadOperation.main() should call source.load.", { loads.current >= 2 }) else { return }
+        guard Hopeless.waitUntil(seconds: Deadline.promptSeconds, in: "a pipeline of 6 held loads", waitingFor: "the first 2 loads starting",
+                                 hint: "LoadOperation.main() should call source.load.", { loads.current >= 2 },
+                                 unless: { Self.loadsCannotOverlap(pipeline, sources: sources, probe: probe, started: loads.current) })
+        else { return }
         pipeline.cancelAll()
         let loadsAtCancel = loads.current
-        let ended = probe.waitForCall(seconds: Deadline.promptSeconds, in: "a pipeline after cancelAll()")
+        let ended = probe.waitForCall(seconds: Deadline.promptSeconds, in: "a pipeline after cancelAll()", pipeline: pipeline, sources: sources)
         for source in sources { source.releaseLoad() }  // the loads in flight deliver, too late
         Thread.sleep(forTimeInterval: 0.2)
         #expect(loads.current == loadsAtCancel, "\(loads.current - loadsAtCancel) loads started after cancelAll() returned: every stage must check isCancelled before it starts work.")

@@ -11,7 +11,7 @@ struct PipelineStressTests {
     @Test("150 random items in 6 pipelines, some cancelled at random: every result matches the sequential reference or is .cancelled where a cancel came")
     func resultsMatchReference() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
-            IsolatedCheck.begin(seconds: 30, in: "6 pipelines of 25 random items")
+            IsolatedCheck.begin(seconds: 20, in: "6 pipelines of 25 random items")
             PipelineStressTests.run()
             IsolatedCheck.finish()
         }
@@ -55,7 +55,7 @@ struct PipelineStressTests {
             item.pipeline.cancelAll()
         }
         for (index, probe) in probes.enumerated() {
-            guard probe.waitForCall(seconds: 15, in: "pipeline \(index) of 6") else { return }
+            guard probe.waitForCall(seconds: 5, in: "pipeline \(index) of 6", pipeline: work[index].pipeline, sources: work[index].sources) else { return }
         }
         Thread.sleep(forTimeInterval: 0.1)
         var problems: [String] = []

@@ -116,6 +116,10 @@ final class TestSource: DataSource, @unchecked Sendable {
     private let release: DispatchSemaphore?
     let meter: ConcurrencyMeter
     let loads: Locked<Int>
+    /// How many loads of this source delivered their result.
+    let deliveries = Locked(0)
+    /// The OperationQueue `load` was called on (the pipeline's), if it was called on one.
+    let queueSeen = Locked<OperationQueue?>(nil)
 
     init(_ name: String, bytes: Data?, delay: Double = 0, holdUntilReleased: Bool = false,
          meter: ConcurrencyMeter = ConcurrencyMeter(), loads: Locked<Int> = Locked(0)) {
@@ -129,11 +133,13 @@ final class TestSource: DataSource, @unchecked Sendable {
 
     func load(completion: @escaping @Sendable (Result<Data, any Error>) -> Void) {
         loads.withLock { $0 += 1 }
+        if let queue = OperationQueue.current { queueSeen.withLock { $0 = queue } }
         meter.enter()
-        let (bytes, name, delay, release, meter) = (bytes, name, delay, release, meter)
+        let (bytes, name, delay, release, meter, deliveries) = (bytes, name, delay, release, meter, deliveries)
         Thread {
             if let release { _ = release.wait(timeout: .now() + 5) } else if delay > 0 { Thread.sleep(forTimeInterval: delay) }
             meter.leave()
+            deliveries.withLock { $0 += 1 }
             completion(bytes.map { .success($0) } ?? .failure(TestLoadError(name: name)))
         }.start()
     }
@@ -147,10 +153,14 @@ final class PipelineProbe: @unchecked Sendable {
 
     var completion: @Sendable ([Result<Bitmap, PipelineError>]) -> Void { { [recorder] in recorder.record($0) } }
 
+    /// Waits for the completion; gives up early when `sources` show that the pipeline's queue can
+    /// no longer call it (see `Hopeless.pipelineStuck`).
     @discardableResult
-    func waitForCall(seconds: Double = 5, in place: String) -> Bool {
-        recorder.waitForFirstCall(seconds: seconds, in: place, waitingFor: "the pipeline's completion",
-                                  hint: "One operation that depends on the last stage of every chain should call the completion; cancelAll() must not cancel it.")
+    func waitForCall(seconds: Double = 5, in place: String, pipeline: ImagePipeline, sources: [TestSource]) -> Bool {
+        Hopeless.waitUntil(seconds: seconds, limit: 4 * seconds, in: place, waitingFor: "the pipeline's completion",
+                           hint: "One operation that depends on the last stage of every chain should call the completion; cancelAll() must not cancel it.",
+                           progress: { Hopeless.progress(pipeline, sources: sources) },
+                           { !recorder.calls.isEmpty }, unless: { Hopeless.pipelineStuck(pipeline, sources: sources) })
     }
 
     var calls: [[Result<Bitmap, PipelineError>]] { recorder.calls }
