@@ -14,7 +14,7 @@ struct BatchStressTests {
     @Test("40 batches with random cancels from other threads: each body runs at most once and every outcome matches what happened")
     func outcomesMatchUnderRandomCancels() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
-            IsolatedCheck.begin(seconds: 20, in: "40 batches with random cancels")
+            IsolatedCheck.begin(seconds: 10, in: "40 batches with random cancels")
             BatchStressTests.run()
             IsolatedCheck.finish()
         }
@@ -50,10 +50,14 @@ struct BatchStressTests {
                     return b * 100 + j
                 }
             }
-            probes.append(NotifyProbe(batch))
+            probes.append(NotifyProbe<Int>())
             all.append(batch)
         }
         let batchesToCancel = all
+        let probesToRegister = probes
+        guard Await.blockingCall("40 notify(queue:_:) calls", in: "40 batches", {
+            for (probe, batch) in zip(probesToRegister, batchesToCancel) { probe.register(on: batch) }
+        }) else { return }
         let cancellers = (0..<2).map { _ in
             ThreadGang.spawn {
                 for _ in 0..<150 {
@@ -70,13 +74,22 @@ struct BatchStressTests {
                 }
             }
         }
-        for batch in all {
-            batch.start()
-            usleep(UInt32.random(in: 0...300))
+        let starting = ThreadGang.spawn {
+            for batch in batchesToCancel {
+                batch.start()
+                usleep(UInt32.random(in: 0...300))
+            }
         }
-        for canceller in cancellers { Deadline.wait(for: canceller, seconds: 10, in: "the cancelling threads", waitingFor: "300 cancels") }
+        guard Deadline.wait(for: starting, seconds: Deadline.promptSeconds, in: "starting 40 batches", waitingFor: "40 start() calls returning",
+                            hint: "start() only submits the jobs; it must not wait for them.") else { return }
+        // One deadline for everything: a correct batch ends all 40 within a second or so.
+        let end = DispatchTime.now() + Deadline.defaultSeconds
+        func secondsLeft() -> Double { max(0.01, Double(Int64(end.uptimeNanoseconds) - Int64(DispatchTime.now().uptimeNanoseconds)) / 1e9) }
+        for canceller in cancellers {
+            guard Deadline.wait(for: canceller, seconds: secondsLeft(), in: "the cancelling threads", waitingFor: "300 cancel(_:) and cancelAll() calls returning") else { return }
+        }
         for (b, probe) in probes.enumerated() {
-            guard probe.waitForCall(seconds: 10, in: "batch \(b) of 40") else { return }
+            guard probe.waitForCall(seconds: secondsLeft(), in: "batch \(b) of 40") else { return }
         }
         usleep(100_000)  // a second notify would arrive by now
 

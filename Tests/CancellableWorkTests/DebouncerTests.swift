@@ -10,20 +10,44 @@ import Testing
 struct DebouncerTests {
     static let delay = 0.15
     static var dispatchDelay: DispatchTimeInterval { .milliseconds(Int(delay * 1000)) }
+    static let runHint = "schedule(_:) should run the action `delay` after the last call, with asyncAfter on the given queue."
 
-    /// Collects the names of the actions that ran.
+    /// Collects the names of the actions that ran, and knows which ones are still held.
     final class Runs: @unchecked Sendable {
         let names = Locked([String]())
-        func action(_ name: String) -> @Sendable () -> Void { { [names] in names.withLock { $0.append(name) } } }
-        /// Waits until `name` ran, then a little longer for anything that should not run.
+        let liveness = Liveness()
+        func action(_ name: String) -> @Sendable () -> Void {
+            liveness.tie(name) { [names] in names.withLock { $0.append(name) } }
+        }
+        func ran(_ name: String) -> Bool { names.current.contains(name) }
+        /// Why `name` can never run: no one holds it any more (read before `ran`).
+        func cannotRun(_ name: String) -> String? {
+            guard !liveness.isHeld(name), !ran(name) else { return nil }
+            return "schedule(_:) returned, the action \"\(name)\" has not run, and the debouncer no longer holds it: it can never run. Keep the last action in a pending DispatchWorkItem and schedule it with asyncAfter."
+        }
+
+        /// Inside an isolated check: waits until `name` ran, then a little longer for anything
+        /// that should not run.
         @discardableResult
         func waitFor(_ name: String, in place: String) -> Bool {
-            let ran = Deadline.waitUntil(seconds: Deadline.promptSeconds, in: place, waitingFor: "the action \"\(name)\" running",
-                                         hint: "schedule(_:) should run the action `delay` after the last call, with asyncAfter on the given queue.") {
-                names.current.contains(name)
+            let ran = Deadline.waitUntil(seconds: Deadline.promptSeconds, in: place, waitingFor: "the action \"\(name)\" running", hint: runHint) {
+                self.ran(name) || self.cannotRun(name) != nil
+            }
+            if let reason = cannotRun(name) {
+                Issue.record(Comment(rawValue: reason))
+                return false
             }
             if ran { Thread.sleep(forTimeInterval: DebouncerTests.delay * 3) }
             return ran
+        }
+
+        /// The same without blocking a thread.
+        @discardableResult
+        func runs(_ name: String, in place: String) async -> Bool {
+            guard await Await.until(in: place, waitingFor: "the action \"\(name)\" running", hint: runHint,
+                                    unless: { cannotRun(name) }, { ran(name) }) else { return false }
+            await Await.pause(DebouncerTests.delay * 3)
+            return true
         }
     }
 
@@ -45,41 +69,48 @@ struct DebouncerTests {
         // Rounds in which the threads call schedule at the same moment: an unprotected
         // pending item then loses a cancel now and then, and that action runs.
         let together = StartBarrier(parties: 4)
-        ThreadGang.run(4, in: "a burst of schedule calls from 4 threads") { thread in
-            for step in 0..<1_500 {
-                guard together.arrive() else { return }
+        let rounds = 1_500
+        guard ThreadGang.run(4, in: "a burst of schedule calls from 4 threads", { thread in
+            for step in 0..<rounds {
+                guard together.arrive(seconds: Deadline.promptSeconds) else { return }
                 debouncer.schedule(runs.action("t\(thread)-\(step)"))
             }
-        }
-        debouncer.schedule(runs.action("last"))
+        }) else { return }
+        guard Await.blockingCall("schedule(_:)", in: "a debouncer after a burst", { debouncer.schedule(runs.action("last")) }) else { return }
         runs.waitFor("last", in: "a burst of schedule calls from 4 threads")
         let ran = runs.names.current
         #expect(ran == ["last"], "After 6,000 schedule calls from 4 threads and a final one, these actions ran: \(ran.prefix(6))\(ran.count > 6 ? " … (\(ran.count))" : ""). Only \"last\" should run: each schedule must cancel the pending action, and the pending item must be protected by a lock, or two threads both replace it and one item is never cancelled.")
     }
 
     @Test("cancel() stops the pending action; a later schedule still runs")
-    func cancelRunsNothing() {
+    func cancelRunsNothing() async {
+        let place = "a debouncer with a pending action"
         let runs = Runs()
         let debouncer = Debouncer(delay: Self.dispatchDelay, queue: DispatchQueue(label: "debounced"))
-        debouncer.schedule(runs.action("cancelled-1"))
-        debouncer.schedule(runs.action("cancelled-2"))
-        debouncer.cancel()
-        debouncer.cancel()  // nothing pending: does nothing
-        Thread.sleep(forTimeInterval: Self.delay * 3)
+        guard await Await.returns("schedule(_:) and cancel()", in: place, {
+            debouncer.schedule(runs.action("cancelled-1"))
+            debouncer.schedule(runs.action("cancelled-2"))
+            debouncer.cancel()
+            debouncer.cancel()  // nothing pending: does nothing
+        }) else { return }
+        await Await.pause(Self.delay * 3)
         #expect(runs.names.current.isEmpty, "After cancel(), these actions still ran: \(runs.names.current). cancel() must cancel the pending work item.")
-        debouncer.schedule(runs.action("after"))
-        runs.waitFor("after", in: "a debouncer used again after cancel()")
+        guard await Await.returns("schedule(_:)", in: "a debouncer used again after cancel()", { debouncer.schedule(runs.action("after")) }) else { return }
+        await runs.runs("after", in: "a debouncer used again after cancel()")
         #expect(runs.names.current == ["after"], "After cancel() and a new schedule, the actions that ran were \(runs.names.current); expected only \"after\".")
     }
 
     @Test("Two bursts separated by a pause each run their last action, once")
-    func separateBurstsEachRun() {
+    func separateBurstsEachRun() async {
         let runs = Runs()
         let debouncer = Debouncer(delay: Self.dispatchDelay, queue: DispatchQueue(label: "debounced"))
-        for step in 0..<10 { debouncer.schedule(runs.action("first-\(step)")) }
-        guard runs.waitFor("first-9", in: "the first burst") else { return }
-        for step in 0..<10 { debouncer.schedule(runs.action("second-\(step)")) }
-        runs.waitFor("second-9", in: "the second burst")
+        guard await Await.returns("10 schedule(_:) calls", in: "the first burst", {
+            for step in 0..<10 { debouncer.schedule(runs.action("first-\(step)")) }
+        }), await runs.runs("first-9", in: "the first burst") else { return }
+        guard await Await.returns("10 schedule(_:) calls", in: "the second burst", {
+            for step in 0..<10 { debouncer.schedule(runs.action("second-\(step)")) }
+        }) else { return }
+        await runs.runs("second-9", in: "the second burst")
         #expect(runs.names.current == ["first-9", "second-9"], "Two bursts ran \(runs.names.current); expected [\"first-9\", \"second-9\"]: the last action of each burst, once. A debouncer that keeps the first action drops the last; one that never cancels runs them all.")
     }
 }

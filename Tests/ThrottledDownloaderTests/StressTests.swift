@@ -11,7 +11,7 @@ struct DownloaderStressTests {
     @Test("30 calls with random latencies, failures, timeouts and cancels: each completes once, with one true result per URL")
     func randomWorkloads() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
-            IsolatedCheck.begin(seconds: 30, in: "30 download calls at random")
+            IsolatedCheck.begin(seconds: 12, in: "30 download calls at random")
             DownloaderStressTests.run()
             IsolatedCheck.finish()
         }
@@ -34,7 +34,10 @@ struct DownloaderStressTests {
         let calls = (0..<30).map { call in urls(Int.random(in: 0...25), "c\(call)") }
         let probes = calls.map { _ in CompletionProbe() }
         let cancels = Locked(0)
-        ThreadGang.run(4, seconds: 10, in: "30 download calls at random") { thread in
+        // One deadline for everything: a correct downloader answers all 33 calls in a second or two.
+        let end = DispatchTime.now() + 8
+        func secondsLeft() -> Double { max(0.01, Double(Int64(end.uptimeNanoseconds) - Int64(DispatchTime.now().uptimeNanoseconds)) / 1e9) }
+        guard ThreadGang.run(4, seconds: Deadline.defaultSeconds, in: "30 download calls at random", { thread in
             for call in stride(from: thread, to: calls.count, by: 4) {
                 downloader.download(calls[call], completion: probes[call].completion)
                 if Int.random(in: 0..<8) == 0 {
@@ -44,13 +47,15 @@ struct DownloaderStressTests {
                 }
                 usleep(UInt32.random(in: 0...1_000))
             }
-        }
+        }) else { return }
         // Three more calls after the last cancelAll(): nothing may cancel them.
         let finalCalls = (0..<3).map { urls(12, "final\($0)") }
         let finalProbes = finalCalls.map { _ in CompletionProbe() }
-        for (list, probe) in zip(finalCalls, finalProbes) { downloader.download(list, completion: probe.completion) }
+        guard Await.blockingCall("3 download(_:completion:) calls", seconds: secondsLeft(), in: "download calls after the last cancelAll()", {
+            for (list, probe) in zip(finalCalls, finalProbes) { downloader.download(list, completion: probe.completion) }
+        }) else { return }
         for (call, probe) in (probes + finalProbes).enumerated() {
-            guard probe.waitForCall(seconds: 15, in: "download call \(call) of 33") else { return }
+            guard probe.waitForCall(seconds: secondsLeft(), in: "download call \(call) of 33") else { return }
         }
         Thread.sleep(forTimeInterval: 0.3)  // duplicate completions would arrive by now
         var problems: [String] = []
