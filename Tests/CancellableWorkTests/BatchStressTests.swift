@@ -4,14 +4,19 @@ import Foundation
 import KataTestSupport
 import Testing
 
-/// Many batches, jobs of random length, cancels from other threads at random moments: every
-/// outcome must tell the truth about its job. Isolated so that a crash is a failed check.
+/// Many batches, jobs of random length, cancels from other threads at random moments, and
+/// completions registered with `notify` from four threads at once:
+/// every outcome must tell the truth about its job, and every completion must run exactly once.
+/// Isolated so that a crash is a failed check.
 @Suite("CancellableBatch under stress", .exitIsAFailure)
 struct BatchStressTests {
     static let batches = 40
     static let jobsPerBatch = 15
+    /// Threads that register completions at the same moment, and completions per thread and batch.
+    static let notifiers = 4
+    static let notifiesPerBatch = 10
 
-    @Test("40 batches with random cancels from other threads: each body runs at most once and every outcome matches what happened")
+    @Test("40 batches with random cancels from other threads: each body runs at most once, every outcome matches what happened, and every completion registered from 4 threads at once runs once")
     func outcomesMatchUnderRandomCancels() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
             IsolatedCheck.begin(seconds: 10, in: "40 batches with random cancels")
@@ -58,6 +63,24 @@ struct BatchStressTests {
         guard Await.blockingCall("40 notify(queue:_:) calls", in: "40 batches", {
             for (probe, batch) in zip(probesToRegister, batchesToCancel) { probe.register(on: batch) }
         }) else { return }
+        // Four threads register completions on the same batch at the same moment (one round per
+        // batch, released together): the batch's list of waiting completions is shared by every
+        // thread that calls notify, and a completion lost there never runs.
+        let extra = (0..<notifiers).map { _ in (0..<batches * notifiesPerBatch).map { _ in NotifyProbe<Int>() } }
+        let together = StartBarrier(parties: notifiers)
+        let registering = (0..<notifiers).map { thread in
+            ThreadGang.spawn {
+                for b in 0..<batches {
+                    guard together.arrive(seconds: Deadline.promptSeconds) else { return }
+                    for k in 0..<notifiesPerBatch { extra[thread][b * notifiesPerBatch + k].register(on: batchesToCancel[b]) }
+                }
+            }
+        }
+        for registrar in registering {
+            guard Deadline.wait(for: registrar, seconds: Deadline.promptSeconds, in: "the threads calling notify",
+                                waitingFor: "\(batches * notifiesPerBatch) notify(queue:_:) calls returning",
+                                hint: "notify only registers the completion; it must return at once.") else { return }
+        }
         let cancellers = (0..<2).map { _ in
             ThreadGang.spawn {
                 for _ in 0..<150 {
@@ -91,6 +114,12 @@ struct BatchStressTests {
         for (b, probe) in probes.enumerated() {
             guard probe.waitForCall(seconds: secondsLeft(), in: "batch \(b) of 40") else { return }
         }
+        // Every extra completion was registered: a correct batch calls each of them soon.
+        let extraCalled = Deadline.waitUntil(seconds: secondsLeft(), in: "40 batches with completions registered from 4 threads",
+                                             waitingFor: "every completion registered with notify running",
+                                             hint: "A completion registered while another thread registers one too, or while the batch ends, must not be lost: protect the list of waiting completions with the lock.") {
+            extra.allSatisfy { $0.allSatisfy(\.wasCalled) }
+        }
         usleep(100_000)  // a second notify would arrive by now
 
         let seen = logs.current
@@ -115,6 +144,19 @@ struct BatchStressTests {
                 }
             }
         }
-        #expect(problems.isEmpty, "\(problems.count) outcomes did not match what happened to their job; first: \(problems.first ?? ""). An outcome is decided by the job itself: whether its body ran, and what it returned.")
+        if extraCalled {
+            for (thread, list) in extra.enumerated() {
+                for (index, probe) in list.enumerated() {
+                    let b = index / notifiesPerBatch
+                    let expected = probes[b].calls.first.map(describe)
+                    if probe.calls.count != 1 { problems.append("batch \(b): a completion registered from thread \(thread) ran \(probe.calls.count) times") }
+                    else if probe.calls.first.map(describe) != expected { problems.append("batch \(b): a completion registered from thread \(thread) got other outcomes than the first one") }
+                }
+            }
+        } else {
+            let lost = extra.joined().filter { !$0.wasCalled }.count
+            problems.append("\(lost) of \(notifiers * batches * notifiesPerBatch) completions registered from 4 threads at once never ran")
+        }
+        #expect(problems.isEmpty, "\(problems.count) problems in 40 batches; first: \(problems.first ?? ""). An outcome is decided by the job itself (whether its body ran, and what it returned), and every completion registered with notify runs exactly once, whichever thread registered it.")
     }
 }

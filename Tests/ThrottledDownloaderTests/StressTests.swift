@@ -4,11 +4,13 @@ import KataTestSupport
 import Testing
 import ThrottledDownloader
 
-/// Many calls at once with random latencies, failures, timeouts and cancels. Isolated so that a
-/// crash is a failed check.
+/// Four calls at the same moment, then many calls with random latencies, failures, timeouts and
+/// cancels. Isolated so that a crash is a failed check.
 @Suite("Downloader under stress", .exitIsAFailure)
 struct DownloaderStressTests {
-    @Test("30 calls with random latencies, failures, timeouts and cancels: each completes once, with one true result per URL")
+    /// Rounds of four calls at the same moment.
+    static let burstRounds = 2
+    @Test("2 rounds of 4 calls at the same moment, then 30 calls with random latencies, failures, timeouts and cancels: each completes once, with one true result per URL")
     func randomWorkloads() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
             IsolatedCheck.begin(seconds: 12, in: "30 download calls at random")
@@ -31,6 +33,30 @@ struct DownloaderStressTests {
         // Timed-out and cancelled fetches give their slot back while the transport may still be
         // busy with them, so the transport's own count is no measure of the limit here.
         let downloader = ThrottledDownloader(transport: transport, maxConcurrent: 3, timeout: .milliseconds(500))
+        // Four threads call download at the same moment with 300 URLs each, while the answers of
+        // the first fetches already come back: the downloader's bookkeeping is changed by several
+        // threads at once, and without a lock it loses URLs or crashes.
+        for round in 0..<burstRounds {
+            let burstTransport = FakeTransport { _ in .succeed(after: 0) }
+            let burstDownloader = ThrottledDownloader(transport: burstTransport, maxConcurrent: 8)
+            let burstCalls = (0..<4).map { urls(300, "burst\(round)-\($0)") }
+            let burstProbes = burstCalls.map { _ in CompletionProbe() }
+            guard ThreadGang.run(4, seconds: Deadline.promptSeconds, in: "4 download calls at the same moment", { thread in
+                burstDownloader.download(burstCalls[thread], completion: burstProbes[thread].completion)
+            }) else { return }
+            for (call, probe) in burstProbes.enumerated() {
+                guard probe.waitForCall(seconds: Deadline.promptSeconds, in: "call \(call) of 4 made at the same moment") else { return }
+            }
+            for (call, probe) in burstProbes.enumerated() {
+                let intact = zip(burstCalls[call], probe.results).filter { url, result in
+                    if case .success(let data) = result { return data == FakeTransport.body(for: url) }
+                    return false
+                }.count
+                #expect(intact == 300 && probe.calls.count == 1,
+                        "In round \(round + 1), of 4 calls made at the same moment, call \(call) completed \(probe.calls.count) times with \(intact) of 300 bodies intact: what several callers share (the URLs not yet settled, the results) must be changed under a lock.")
+            }
+        }
+
         let calls = (0..<30).map { call in urls(Int.random(in: 0...25), "c\(call)") }
         let probes = calls.map { _ in CompletionProbe() }
         let cancels = Locked(0)
