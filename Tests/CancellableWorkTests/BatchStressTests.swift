@@ -28,6 +28,13 @@ struct BatchStressTests {
             crashHint: "A trap here usually means a DispatchGroup was left more often than entered, or the batch's bookkeeping was changed by two threads at once without a lock.")
     }
 
+    /// A completion registered while its batch may be ending, and what it was called with.
+    final class Latecomer: Sendable {
+        let batch: Int
+        let calls = Locked([[JobOutcome<Int>]]())
+        init(batch: Int) { self.batch = batch }
+    }
+
     struct JobLog {
         var runs = 0
         var sawCancel = false
@@ -97,6 +104,28 @@ struct BatchStressTests {
                 }
             }
         }
+        // Two threads keep registering completions on batches that have not ended yet, so that
+        // some registrations come at the moment a batch ends: each of those must run once too
+        // (checking "ended?" and adding to the waiting list is one step, under the lock).
+        let latecomers = (0..<2).map { _ in Locked([Latecomer]()) }
+        let lateQueue = DispatchQueue(label: "late-completions", attributes: .concurrent)
+        let allEnded = Locked(false)
+        let mainProbes = probes
+        let registeringLate = latecomers.map { list in
+            ThreadGang.spawn {
+                var count = 0
+                while !allEnded.current && count < 3_000 {
+                    for b in 0..<batches where !mainProbes[b].wasCalled {
+                        let latecomer = Latecomer(batch: b)
+                        batchesToCancel[b].notify(queue: lateQueue) { outcomes in latecomer.calls.withLock { $0.append(outcomes) } }
+                        list.withLock { $0.append(latecomer) }
+                        count += 1
+                    }
+                    if mainProbes.allSatisfy(\.wasCalled) { break }
+                    sched_yield()
+                }
+            }
+        }
         let starting = ThreadGang.spawn {
             for batch in batchesToCancel {
                 batch.start()
@@ -114,11 +143,16 @@ struct BatchStressTests {
         for (b, probe) in probes.enumerated() {
             guard probe.waitForCall(seconds: secondsLeft(), in: "batch \(b) of 40") else { return }
         }
+        allEnded.withLock { $0 = true }
+        for registrar in registeringLate {
+            guard Deadline.wait(for: registrar, seconds: secondsLeft(), in: "the threads calling notify while batches end", waitingFor: "their notify(queue:_:) calls returning") else { return }
+        }
+        let late = latecomers.flatMap(\.current)
         // Every extra completion was registered: a correct batch calls each of them soon.
         let extraCalled = Deadline.waitUntil(seconds: secondsLeft(), in: "40 batches with completions registered from 4 threads",
                                              waitingFor: "every completion registered with notify running",
                                              hint: "A completion registered while another thread registers one too, or while the batch ends, must not be lost: protect the list of waiting completions with the lock.") {
-            extra.allSatisfy { $0.allSatisfy(\.wasCalled) }
+            extra.allSatisfy { $0.allSatisfy(\.wasCalled) } && late.allSatisfy { !$0.calls.current.isEmpty }
         }
         usleep(100_000)  // a second notify would arrive by now
 
@@ -145,6 +179,12 @@ struct BatchStressTests {
             }
         }
         if extraCalled {
+            for latecomer in late {
+                let calls = latecomer.calls.current
+                if calls.count != 1 || calls.first.map(describe) != probes[latecomer.batch].calls.first.map(describe) {
+                    problems.append("batch \(latecomer.batch): a completion registered while it was ending ran \(calls.count) times\(calls.count == 1 ? " with other outcomes" : "")")
+                }
+            }
             for (thread, list) in extra.enumerated() {
                 for (index, probe) in list.enumerated() {
                     let b = index / notifiesPerBatch
@@ -155,7 +195,9 @@ struct BatchStressTests {
             }
         } else {
             let lost = extra.joined().filter { !$0.wasCalled }.count
-            problems.append("\(lost) of \(notifiers * batches * notifiesPerBatch) completions registered from 4 threads at once never ran")
+            if lost > 0 { problems.append("\(lost) of \(notifiers * batches * notifiesPerBatch) completions registered from 4 threads at once never ran") }
+            let lostLate = late.filter { $0.calls.current.isEmpty }.count
+            if lostLate > 0 { problems.append("\(lostLate) of \(late.count) completions registered while batches were ending never ran") }
         }
         #expect(problems.isEmpty, "\(problems.count) problems in 40 batches; first: \(problems.first ?? ""). An outcome is decided by the job itself (whether its body ran, and what it returned), and every completion registered with notify runs exactly once, whichever thread registered it.")
     }
