@@ -104,10 +104,10 @@ struct BatchStressTests {
                 }
             }
         }
-        // Two threads keep registering completions on batches that have not ended yet, so that
+        // Three threads keep registering completions on batches that have not ended yet, so that
         // some registrations come at the moment a batch ends: each of those must run once too
         // (checking "ended?" and adding to the waiting list is one step, under the lock).
-        let latecomers = (0..<2).map { _ in Locked([Latecomer]()) }
+        let latecomers = (0..<3).map { _ in Locked([Latecomer]()) }
         let lateQueue = DispatchQueue(label: "late-completions", attributes: .concurrent)
         let allEnded = Locked(false)
         let mainProbes = probes
