@@ -4,23 +4,35 @@ import Foundation
 import KataTestSupport
 import Testing
 
-/// Many batches, jobs of random length, cancels from other threads at random moments: every
-/// outcome must tell the truth about its job. Isolated so that a crash is a failed check.
+/// Many batches, jobs of random length, cancels from other threads at random moments, and
+/// completions registered with `notify` from four threads at once:
+/// every outcome must tell the truth about its job, and every completion must run exactly once.
+/// Isolated so that a crash is a failed check.
 @Suite("CancellableBatch under stress", .exitIsAFailure)
 struct BatchStressTests {
     static let batches = 40
     static let jobsPerBatch = 15
+    /// Threads that register completions at the same moment, and completions per thread and batch.
+    static let notifiers = 4
+    static let notifiesPerBatch = 10
 
-    @Test("40 batches with random cancels from other threads: each body runs at most once and every outcome matches what happened")
+    @Test("40 batches with random cancels from other threads: each body runs at most once, every outcome matches what happened, and every completion registered from 4 threads at once runs once")
     func outcomesMatchUnderRandomCancels() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
-            IsolatedCheck.begin(seconds: 20, in: "40 batches with random cancels")
+            IsolatedCheck.begin(seconds: 10, in: "40 batches with random cancels")
             BatchStressTests.run()
             IsolatedCheck.finish()
         }
         IsolatedCheck.explain(
             ending, in: "40 batches with random cancels",
             crashHint: "A trap here usually means a DispatchGroup was left more often than entered, or the batch's bookkeeping was changed by two threads at once without a lock.")
+    }
+
+    /// A completion registered while its batch may be ending, and what it was called with.
+    final class Latecomer: Sendable {
+        let batch: Int
+        let calls = Locked([[JobOutcome<Int>]]())
+        init(batch: Int) { self.batch = batch }
     }
 
     struct JobLog {
@@ -50,10 +62,32 @@ struct BatchStressTests {
                     return b * 100 + j
                 }
             }
-            probes.append(NotifyProbe(batch))
+            probes.append(NotifyProbe<Int>())
             all.append(batch)
         }
         let batchesToCancel = all
+        let probesToRegister = probes
+        guard Await.blockingCall("40 notify(queue:_:) calls", in: "40 batches", {
+            for (probe, batch) in zip(probesToRegister, batchesToCancel) { probe.register(on: batch) }
+        }) else { return }
+        // Four threads register completions on the same batch at the same moment (one round per
+        // batch, released together): the batch's list of waiting completions is shared by every
+        // thread that calls notify, and a completion lost there never runs.
+        let extra = (0..<notifiers).map { _ in (0..<batches * notifiesPerBatch).map { _ in NotifyProbe<Int>() } }
+        let together = StartBarrier(parties: notifiers)
+        let registering = (0..<notifiers).map { thread in
+            ThreadGang.spawn {
+                for b in 0..<batches {
+                    guard together.arrive(seconds: Deadline.promptSeconds) else { return }
+                    for k in 0..<notifiesPerBatch { extra[thread][b * notifiesPerBatch + k].register(on: batchesToCancel[b]) }
+                }
+            }
+        }
+        for registrar in registering {
+            guard Deadline.wait(for: registrar, seconds: Deadline.promptSeconds, in: "the threads calling notify",
+                                waitingFor: "\(batches * notifiesPerBatch) notify(queue:_:) calls returning",
+                                hint: "notify only registers the completion; it must return at once.") else { return }
+        }
         let cancellers = (0..<2).map { _ in
             ThreadGang.spawn {
                 for _ in 0..<150 {
@@ -70,13 +104,55 @@ struct BatchStressTests {
                 }
             }
         }
-        for batch in all {
-            batch.start()
-            usleep(UInt32.random(in: 0...300))
+        // Three threads keep registering completions on batches that have not ended yet, so that
+        // some registrations come at the moment a batch ends: each of those must run once too
+        // (checking "ended?" and adding to the waiting list is one step, under the lock).
+        let latecomers = (0..<3).map { _ in Locked([Latecomer]()) }
+        let lateQueue = DispatchQueue(label: "late-completions", attributes: .concurrent)
+        let allEnded = Locked(false)
+        let mainProbes = probes
+        let registeringLate = latecomers.map { list in
+            ThreadGang.spawn {
+                var count = 0
+                while !allEnded.current && count < 3_000 {
+                    for b in 0..<batches where !mainProbes[b].wasCalled {
+                        let latecomer = Latecomer(batch: b)
+                        batchesToCancel[b].notify(queue: lateQueue) { outcomes in latecomer.calls.withLock { $0.append(outcomes) } }
+                        list.withLock { $0.append(latecomer) }
+                        count += 1
+                    }
+                    if mainProbes.allSatisfy(\.wasCalled) { break }
+                    sched_yield()
+                }
+            }
         }
-        for canceller in cancellers { Deadline.wait(for: canceller, seconds: 10, in: "the cancelling threads", waitingFor: "300 cancels") }
+        let starting = ThreadGang.spawn {
+            for batch in batchesToCancel {
+                batch.start()
+                usleep(UInt32.random(in: 0...300))
+            }
+        }
+        guard Deadline.wait(for: starting, seconds: Deadline.promptSeconds, in: "starting 40 batches", waitingFor: "40 start() calls returning",
+                            hint: "start() only submits the jobs; it must not wait for them.") else { return }
+        // One deadline for everything: a correct batch ends all 40 within a second or so.
+        let end = DispatchTime.now() + Deadline.defaultSeconds
+        func secondsLeft() -> Double { max(0.01, Double(Int64(end.uptimeNanoseconds) - Int64(DispatchTime.now().uptimeNanoseconds)) / 1e9) }
+        for canceller in cancellers {
+            guard Deadline.wait(for: canceller, seconds: secondsLeft(), in: "the cancelling threads", waitingFor: "300 cancel(_:) and cancelAll() calls returning") else { return }
+        }
         for (b, probe) in probes.enumerated() {
-            guard probe.waitForCall(seconds: 10, in: "batch \(b) of 40") else { return }
+            guard probe.waitForCall(seconds: secondsLeft(), in: "batch \(b) of 40") else { return }
+        }
+        allEnded.withLock { $0 = true }
+        for registrar in registeringLate {
+            guard Deadline.wait(for: registrar, seconds: secondsLeft(), in: "the threads calling notify while batches end", waitingFor: "their notify(queue:_:) calls returning") else { return }
+        }
+        let late = latecomers.flatMap(\.current)
+        // Every extra completion was registered: a correct batch calls each of them soon.
+        let extraCalled = Deadline.waitUntil(seconds: secondsLeft(), in: "40 batches with completions registered from 4 threads",
+                                             waitingFor: "every completion registered with notify running",
+                                             hint: "A completion registered while another thread registers one too, or while the batch ends, must not be lost: protect the list of waiting completions with the lock.") {
+            extra.allSatisfy { $0.allSatisfy(\.wasCalled) } && late.allSatisfy { !$0.calls.current.isEmpty }
         }
         usleep(100_000)  // a second notify would arrive by now
 
@@ -102,6 +178,27 @@ struct BatchStressTests {
                 }
             }
         }
-        #expect(problems.isEmpty, "\(problems.count) outcomes did not match what happened to their job; first: \(problems.first ?? ""). An outcome is decided by the job itself: whether its body ran, and what it returned.")
+        if extraCalled {
+            for latecomer in late {
+                let calls = latecomer.calls.current
+                if calls.count != 1 || calls.first.map(describe) != probes[latecomer.batch].calls.first.map(describe) {
+                    problems.append("batch \(latecomer.batch): a completion registered while it was ending ran \(calls.count) times\(calls.count == 1 ? " with other outcomes" : "")")
+                }
+            }
+            for (thread, list) in extra.enumerated() {
+                for (index, probe) in list.enumerated() {
+                    let b = index / notifiesPerBatch
+                    let expected = probes[b].calls.first.map(describe)
+                    if probe.calls.count != 1 { problems.append("batch \(b): a completion registered from thread \(thread) ran \(probe.calls.count) times") }
+                    else if probe.calls.first.map(describe) != expected { problems.append("batch \(b): a completion registered from thread \(thread) got other outcomes than the first one") }
+                }
+            }
+        } else {
+            let lost = extra.joined().filter { !$0.wasCalled }.count
+            if lost > 0 { problems.append("\(lost) of \(notifiers * batches * notifiesPerBatch) completions registered from 4 threads at once never ran") }
+            let lostLate = late.filter { $0.calls.current.isEmpty }.count
+            if lostLate > 0 { problems.append("\(lostLate) of \(late.count) completions registered while batches were ending never ran") }
+        }
+        #expect(problems.isEmpty, "\(problems.count) problems in 40 batches; first: \(problems.first ?? ""). An outcome is decided by the job itself (whether its body ran, and what it returned), and every completion registered with notify runs exactly once, whichever thread registered it.")
     }
 }

@@ -87,16 +87,44 @@ final class FakeTransport: Transport, @unchecked Sendable {
     var fetchCount: Int { fetched.current.count }
 }
 
-/// Records the calls of a download's completion.
+/// Records the calls of a download's completion, and knows whether anyone still holds it.
 final class CompletionProbe: @unchecked Sendable {
     let recorder = CallRecorder<[Result<Data, DownloadError>]>()
+    private let liveness = Liveness()
 
-    var completion: @Sendable ([Result<Data, DownloadError>]) -> Void { { [recorder] in recorder.record($0) } }
+    /// The completion to pass to `download`: hand it out once per probe.
+    var completion: @Sendable ([Result<Data, DownloadError>]) -> Void {
+        liveness.tie("the completion") { [recorder] (results: [Result<Data, DownloadError>]) in recorder.record(results) }
+    }
 
+    static let hint = "completion runs once every URL has a result: leave the DispatchGroup exactly once per URL."
+
+    /// Inside an isolated check: waits for the first call, blocking.
     @discardableResult
     func waitForCall(seconds: Double = 5, in place: String) -> Bool {
-        recorder.waitForFirstCall(seconds: seconds, in: place, waitingFor: "the download's completion",
-                                  hint: "completion runs once every URL has a result: leave the DispatchGroup exactly once per URL.")
+        recorder.waitForFirstCall(seconds: seconds, in: place, waitingFor: "the download's completion", hint: Self.hint)
+    }
+
+    /// Waits for the first call without blocking a thread; gives up at once when no one holds
+    /// the completion any more (it can never be called) or when `hopeless` says why.
+    @discardableResult
+    func call(seconds: Double = Deadline.promptSeconds, in place: String, unless hopeless: () -> String? = { nil }) async -> Bool {
+        await Await.until(seconds: seconds, in: place, waitingFor: "the download's completion", hint: Self.hint,
+                          unless: { cannotBeCalled ?? hopeless() }, { wasCalled })
+    }
+
+    var wasCalled: Bool { !recorder.calls.isEmpty }
+
+    /// Why the completion can never be called: download returned and no one holds it.
+    var cannotBeCalled: String? {
+        guard !liveness.isHeld("the completion"), !wasCalled else { return nil }
+        return "download(_:completion:) returned, its completion has not run, and the downloader no longer holds it: it can never run. Keep each call's completion until every URL has a result."
+    }
+
+    /// Why a check waiting for fetches to start can stop waiting: the completion already ran.
+    func calledBeforeFetches(_ transport: FakeTransport) -> String? {
+        guard let results = recorder.first else { return nil }
+        return "The download's completion ran (with \(results.count) results, first \(results.first.map(describe) ?? "none")) after \(transport.fetchCount) URLs had reached the transport: fetch each URL through the transport, at most maxConcurrent at a time, and call completion once every URL has a result."
     }
 
     var calls: [[Result<Data, DownloadError>]] { recorder.calls }

@@ -9,7 +9,7 @@ import ThrottledDownloader
 @Suite("Results, timeouts and cancellation", .exitIsAFailure)
 struct ResultTests {
     @Test("Results come in input order, one per URL; a failing URL does not affect the others; completion runs once, also for an empty list")
-    func resultsInInputOrder() {
+    func resultsInInputOrder() async {
         // Later URLs answer first, and every fifth one fails.
         let transport = FakeTransport { url in
             let index = Int(url.lastPathComponent.split(separator: "-").last ?? "") ?? 0
@@ -18,8 +18,8 @@ struct ResultTests {
         let downloader = ThrottledDownloader(transport: transport, maxConcurrent: 20)
         let probe = CompletionProbe()
         let list = urls(20)
-        downloader.download(list, completion: probe.completion)
-        guard probe.waitForCall(in: "20 downloads") else { return }
+        guard await Await.returns("download(_:completion:)", in: "20 downloads", { downloader.download(list, completion: probe.completion) }),
+              await probe.call(in: "20 downloads") else { return }
         let expected = list.enumerated().map { index, url -> String in
             index % 5 == 3 ? describe(.failure(.failed("fake failure for \(url.lastPathComponent)"))) : describe(.success(FakeTransport.body(for: url)))
         }
@@ -32,15 +32,15 @@ struct ResultTests {
         #expect(bodiesMatch, "A URL got another URL's data.")
 
         let empty = CompletionProbe()
-        downloader.download([], completion: empty.completion)
-        empty.waitForCall(seconds: Deadline.promptSeconds, in: "a download of no URLs")
-        usleep(100_000)
+        guard await Await.returns("download(_:completion:) of no URLs", in: "a download of no URLs", { downloader.download([], completion: empty.completion) }) else { return }
+        await empty.call(in: "a download of no URLs")
+        await Await.pause(0.1)  // a second completion would come by now
         #expect(probe.calls.count == 1 && empty.calls.count == 1 && empty.results.isEmpty,
                 "completion must run exactly once per download call (20 URLs: \(probe.calls.count) times; no URLs: \(empty.calls.count) times).")
     }
 
     @Test("A fetch that never calls back times out as .timedOut and frees its slot exactly once, whatever comes late")
-    func timeoutFreesSlotOnce() {
+    func timeoutFreesSlotOnce() async {
         // Two fetches answer only after they timed out (1 s, far above the 40 ms of the others
         // even on a loaded machine), twice, while thirty 40 ms fetches
         // still wait behind them: a slot given back twice lets more than 2 of those run at once.
@@ -50,14 +50,17 @@ struct ResultTests {
         let downloader = ThrottledDownloader(transport: transport, maxConcurrent: 2, timeout: .seconds(1))
         let probe = CompletionProbe()
         let list = urls(2, "hang") + urls(30, "slow")
-        downloader.download(list, completion: probe.completion)
+        let place = "downloads with two fetches that never answer"
+        guard await Await.returns("download(_:completion:)", in: place, { downloader.download(list, completion: probe.completion) }) else { return }
         // Two slow fetches started: both hanging fetches have timed out and given their slots back.
-        guard Deadline.waitUntil(seconds: 5, in: "downloads with two fetches that never answer", waitingFor: "the timeouts freeing both slots",
-                                 hint: "Start a timer for each fetch (asyncAfter); when it fires first, settle the URL as .timedOut and free its slot.",
-                                 { transport.fetched.current.filter { $0.lastPathComponent.hasPrefix("slow") }.count >= 2 }) else { return }
+        // (A correct downloader gets there about 1 s after the call: the timeout.)
+        guard await Await.until(seconds: Deadline.defaultSeconds, in: place, waitingFor: "the timeouts freeing both slots",
+                                hint: "Start a timer for each fetch (asyncAfter); when it fires first, settle the URL as .timedOut and free its slot.",
+                                unless: { probe.calledBeforeFetches(transport) ?? probe.cannotBeCalled },
+                                { transport.fetched.current.filter { $0.lastPathComponent.hasPrefix("slow") }.count >= 2 }) else { return }
         transport.answerLateTwice()
-        guard probe.waitForCall(seconds: 8, in: "downloads with two fetches that never answer in time") else { return }
-        Thread.sleep(forTimeInterval: 0.3)  // let the late answers arrive
+        guard await probe.call(in: "downloads with two fetches that never answer in time") else { return }
+        await Await.pause(0.3)  // let the late answers arrive
         let got = probe.results.map(describe)
         #expect(Array(got.prefix(2)) == [describe(.failure(.timedOut)), describe(.failure(.timedOut))],
                 "The two fetches that did not answer within the timeout should be .timedOut; got \(got.prefix(2)). Start a timer for each fetch (asyncAfter) and settle the URL when it fires.")
@@ -68,18 +71,21 @@ struct ResultTests {
     }
 
     @Test("cancelAll() while work is pending and in flight: pending URLs never reach the transport, completion fires once with .cancelled")
-    func cancelAllStopsPendingAndInFlight() {
+    func cancelAllStopsPendingAndInFlight() async {
         let transport = FakeTransport { _ in .hold }
         let downloader = ThrottledDownloader(transport: transport, maxConcurrent: 2)
         let probe = CompletionProbe()
-        downloader.download(urls(10), completion: probe.completion)
-        guard Deadline.waitUntil(seconds: Deadline.promptSeconds, in: "10 downloads limited to 2", waitingFor: "the first 2 fetches starting",
-                                 hint: "download should start fetching right away, up to maxConcurrent at a time.", { transport.fetchCount >= 2 }) else { return }
-        downloader.cancelAll()
-        guard probe.waitForCall(seconds: Deadline.promptSeconds, in: "cancelAll() with 2 fetches in flight and 8 pending") else { return }
-        Thread.sleep(forTimeInterval: 0.2)
+        let place = "10 downloads limited to 2"
+        defer { transport.releaseHeld() }
+        guard await Await.returns("download(_:completion:)", in: place, { downloader.download(urls(10), completion: probe.completion) }),
+              await Await.until(in: place, waitingFor: "the first 2 fetches starting",
+                                hint: "download should start fetching right away, up to maxConcurrent at a time.",
+                                unless: { probe.calledBeforeFetches(transport) ?? probe.cannotBeCalled }, { transport.fetchCount >= 2 }),
+              await Await.returns("cancelAll()", in: "cancelAll() with 2 fetches in flight and 8 pending", { downloader.cancelAll() }),
+              await probe.call(in: "cancelAll() with 2 fetches in flight and 8 pending") else { return }
+        await Await.pause(0.2)  // time for a pending URL to slip through to the transport
         transport.releaseHeld()  // the in-flight fetches answer after all, too late
-        Thread.sleep(forTimeInterval: 0.1)
+        await Await.pause(0.1)
         #expect(transport.fetchCount == 2, "\(transport.fetchCount) URLs reached the transport; after cancelAll() the 8 pending ones must never be fetched.")
         #expect(probe.results.map(describe) == Array(repeating: describe(.failure(.cancelled)), count: 10),
                 "After cancelAll() every URL should be .cancelled, the two in flight included; got \(probe.results.map(describe).prefix(3))….")

@@ -8,38 +8,45 @@ import ThrottledDownloader
 /// is enough work, one shared limit for every call, and a caller that is never blocked.
 @Suite("Throttling", .exitIsAFailure)
 struct ThrottleTests {
+    static let startHint = "download should start fetching right away, up to maxConcurrent at a time."
+
     @Test("Never more than maxConcurrent fetches in flight, and exactly maxConcurrent when there is enough work")
-    func limitIsReachedNeverExceeded() {
+    func limitIsReachedNeverExceeded() async {
+        let place = "30 downloads limited to 3"
         let transport = FakeTransport { _ in .succeed(after: Double.random(in: 0.002...0.006)) }
         let downloader = ThrottledDownloader(transport: transport, maxConcurrent: 3)
         let probe = CompletionProbe()
-        downloader.download(urls(30), completion: probe.completion)
-        guard probe.waitForCall(in: "30 downloads limited to 3") else { return }
+        guard await Await.returns("download(_:completion:)", in: place, { downloader.download(urls(30), completion: probe.completion) }),
+              await probe.call(in: place) else { return }
         #expect(transport.fetchCount == 30, "\(transport.fetchCount) of 30 URLs reached the transport.")
         #expect(transport.meter.peak <= 3, "\(transport.meter.peak) fetches were in flight at once with maxConcurrent 3: take a slot from the semaphore before each fetch, and give it back when the fetch is over.")
         #expect(transport.meter.peak == 3 || transport.fetchCount < 30, "At most \(transport.meter.peak) fetches were in flight at once; with 30 URLs and maxConcurrent 3 the downloader should keep 3 going. A throttle that waits for each fetch before starting the next serialises everything.")
     }
 
     @Test("download returns at once for 1,000 URLs while every fetch is still pending")
-    func downloadReturnsAtOnce() {
+    func downloadReturnsAtOnce() async {
+        let place = "download(_:completion:) with 1,000 URLs"
         let transport = FakeTransport { _ in .hold }
         let downloader = ThrottledDownloader(transport: transport, maxConcurrent: 4)
         let probe = CompletionProbe()
-        let returned = ThreadGang.run(1, seconds: Deadline.promptSeconds, in: "download(_:completion:) with 1,000 URLs") { _ in
+        defer { transport.releaseHeld() }
+        let returned = await Await.call("download(_:completion:)", in: place,
+                                        hint: "It must not wait for slots on the caller's thread (a semaphore.wait() in the caller's loop blocks it, and a caller on the main thread freezes the app).") { () -> Bool in
             downloader.download(urls(1_000), completion: probe.completion)
+            return true
         }
-        #expect(returned, "download(_:completion:) did not return while the fetches were pending: it must not wait for slots on the caller's thread (a semaphore.wait() in the caller's loop blocks it, and a caller on the main thread freezes the app).")
-        Deadline.waitUntil(seconds: Deadline.promptSeconds, in: "download of 1,000 URLs", waitingFor: "the first 4 fetches starting",
-                           hint: "download should start fetching right away, up to maxConcurrent at a time.") { transport.fetchCount >= 4 }
+        guard returned != nil else { return }
+        guard await Await.until(in: "download of 1,000 URLs", waitingFor: "the first 4 fetches starting", hint: Self.startHint,
+                                unless: { probe.calledBeforeFetches(transport) ?? probe.cannotBeCalled }, { transport.fetchCount >= 4 }) else { return }
+        await Await.pause(0.1)  // time for a fetch beyond the limit to start
         #expect(transport.fetchCount == 4, "\(transport.fetchCount) fetches started while the first 4 were still pending; expected exactly 4.")
-        downloader.cancelAll()
-        transport.releaseHeld()
+        await Await.returns("cancelAll()", in: place, { downloader.cancelAll() })
     }
 
     @Test("While 500 URLs wait for a slot, the process's thread count stays small")
     func threadCountStaysBounded() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
-            IsolatedCheck.begin(in: "500 URLs waiting for 2 slots")
+            IsolatedCheck.begin(seconds: 8, in: "500 URLs waiting for 2 slots")
             ThrottleTests.countThreadsWhileWaiting()
             IsolatedCheck.finish()
         }
@@ -48,19 +55,28 @@ struct ThrottleTests {
 
     static let extraThreadsAllowed = 24
 
+    /// Runs in the child process of an isolated check: blocking waits are fine there.
     static func countThreadsWhileWaiting() {
+        let place = "500 URLs waiting for 2 slots"
         let transport = FakeTransport { _ in .hold }
         let downloader = ThrottledDownloader(transport: transport, maxConcurrent: 2)
         let before = ThreadCount.current()
         let probe = CompletionProbe()
-        downloader.download(urls(500), completion: probe.completion)
-        guard Deadline.waitUntil(seconds: Deadline.promptSeconds, in: "500 URLs waiting for 2 slots", waitingFor: "the first 2 fetches starting", { transport.fetchCount >= 2 }) else { return }
+        guard Await.blockingCall("download(_:completion:)", in: place,
+                                 hint: "download must return at once; waiting for slots belongs on a private serial queue.",
+                                 { downloader.download(urls(500), completion: probe.completion) }) else { return }
+        guard Deadline.waitUntil(seconds: Deadline.promptSeconds, in: place, waitingFor: "the first 2 fetches starting", hint: startHint,
+                                 { transport.fetchCount >= 2 || probe.calledBeforeFetches(transport) != nil }) else { return }
+        if let reason = probe.calledBeforeFetches(transport), transport.fetchCount < 2 {
+            Issue.record(Comment(rawValue: reason))
+            return
+        }
         Thread.sleep(forTimeInterval: 0.5)  // time for a thread-per-URL design to pile up
         let during = ThreadCount.current()
         #expect(during - before <= extraThreadsAllowed,
                 "The process went from \(before) to \(during) threads while 500 URLs waited for 2 slots. Waiting must not park one blocked thread per URL (a semaphore.wait() per URL on a global queue): let one private serial queue wait for slots and start the fetches.")
         transport.releaseHeld()
-        Deadline.waitUntil(seconds: 10, in: "500 URLs through 2 slots", waitingFor: "every fetch answered") {
+        Deadline.waitUntil(seconds: Deadline.defaultSeconds, in: "500 URLs through 2 slots", waitingFor: "every fetch answered") {
             transport.releaseHeld()
             return probe.calls.count == 1
         }
@@ -69,14 +85,18 @@ struct ThrottleTests {
     }
 
     @Test("Several download calls at once share the one limit")
-    func callsShareTheLimit() {
+    func callsShareTheLimit() async {
+        let place = "three download calls at once"
         let transport = FakeTransport { _ in .succeed(after: 0.004) }
         let downloader = ThrottledDownloader(transport: transport, maxConcurrent: 2)
         let probes = (0..<3).map { _ in CompletionProbe() }
-        ThreadGang.run(3, in: "three download calls at once") { index in
+        guard await Await.gang(3, in: place, waitingFor: "3 download(_:completion:) calls returning", { index in
             downloader.download(urls(10, "call\(index)"), completion: probes[index].completion)
+        }) else { return }
+        var allCompleted = true
+        for probe in probes where allCompleted {
+            allCompleted = await probe.call(in: "three download calls sharing 2 slots")
         }
-        for probe in probes { probe.waitForCall(in: "three download calls sharing 2 slots") }
         #expect(transport.meter.peak <= 2, "\(transport.meter.peak) fetches were in flight at once across three calls with maxConcurrent 2: every call must share one semaphore, not make its own.")
         #expect(probes.map { $0.calls.count } == [1, 1, 1] && transport.fetchCount == 30,
                 "Each of the three calls should complete once after its 10 fetches; completions \(probes.map { $0.calls.count }), fetches \(transport.fetchCount).")
