@@ -38,7 +38,7 @@ struct GradeCommand {
             timeoutOverride: arguments.timeout, progress: progress)
         var results = try session.grade(selected)
         if arguments.raceCheck && !arguments.sanitize && !Interrupt.requested {
-            try RaceCheck(layout: layout, rubric: rubric, solutions: arguments.solutions, progress: progress).apply(to: &results)
+            try RaceCheck(layout: layout, rubric: rubric, mode: mode, progress: progress).apply(to: &results)
         }
         let manifest = IntegrityManifest.load(layout: layout)
         if !arguments.solutions, let manifest {

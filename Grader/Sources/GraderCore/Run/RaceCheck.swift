@@ -6,7 +6,9 @@ import Foundation
 struct RaceCheck {
     var layout: KataLayout
     var rubric: Rubric
-    var solutions: Bool
+    /// The mode that was graded (learner, solutions, or a verify variant); the check builds
+    /// the same sources with ThreadSanitizer.
+    var mode: BuildMode
     var progress: any GradingProgress
 
     struct Verdict: Codable {
@@ -26,7 +28,8 @@ struct RaceCheck {
         if !unknown.isEmpty {
             progress.note("All checks of \(unknown.joined(separator: ", ")) pass; looking for data races (ThreadSanitizer)…")
             let session = GradingSession(
-                layout: layout, rubric: rubric, mode: BuildMode(solutions: solutions, sanitize: true), progress: progress)
+                layout: layout, rubric: rubric,
+                mode: BuildMode(solutions: mode.solutions, sanitize: true, variant: mode.variant), progress: progress)
             let sanitized = try session.grade(unknown.compactMap { rubric.exercise(named: $0) })
             if Interrupt.requested { return }
             for result in sanitized {
@@ -42,12 +45,18 @@ struct RaceCheck {
         }
     }
 
-    func key(_ exercise: String) -> String { (solutions ? "Solutions/" : "Exercises/") + exercise }
+    /// Where the graded sources of `exercise` are.
+    func sourceFolder(_ exercise: String) -> String {
+        if let variant = mode.variant { return "Grader/Variants/\(exercise)/\(variant)" }
+        return (mode.solutions ? "Solutions/" : "Exercises/") + exercise
+    }
+
+    func key(_ exercise: String) -> String { sourceFolder(exercise) }
 
     /// Names every file the verdict depends on, with its content: the exercise, its given code,
     /// its suite and the test support.
     func contentID(of exercise: String) -> String {
-        let folders = [(solutions ? "Solutions/" : "Exercises/") + exercise, "Given/\(exercise)", "Tests/\(exercise)Tests", "Tests/KataTestSupport"]
+        let folders = [sourceFolder(exercise), "Given/\(exercise)", "Tests/\(exercise)Tests", "Tests/KataTestSupport"]
         var text = ""
         for folder in folders {
             for path in IntegrityManifest.files(under: folder, layout: layout) {

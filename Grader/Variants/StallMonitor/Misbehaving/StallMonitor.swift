@@ -3,7 +3,7 @@ import Foundation
 import KataTripwire
 
 // The untouched stub, with `Tripwire.call()` first in every public entry point: `grader verify`
-// runs it with KATA_EXIT_WHEN=first-call or later-call-from-another-thread and asserts 0 points.
+// runs it with each KATA_MISBEHAVE misbehaviour and asserts 0 points.
 
 /// One stall: how long the watched queue did not answer, measured when it answered again.
 public struct Stall: Sendable, Equatable {

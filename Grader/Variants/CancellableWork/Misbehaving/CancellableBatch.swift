@@ -11,7 +11,7 @@ import KataTripwire
 /// The given module provides `CancellationSource` (a flag you can set from any thread, with the
 /// `CancellationToken` a job receives) and `JobOutcome`.
 ///
-/// Grader variant "ExitsEarly": the stub, with `Tripwire.call()` first in every public entry
+/// Grader variant "Misbehaving": the stub, with `Tripwire.call()` first in every public entry
 /// point, so that `grader verify` can prove an early exit(0) never earns a point.
 ///
 /// Every method below is a stub that compiles and never crashes: replace each body. Run

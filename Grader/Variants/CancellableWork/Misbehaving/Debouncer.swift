@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 import KataTripwire
 
-/// Grader variant "ExitsEarly": the stub, with `Tripwire.call()` first in every public entry
+/// Grader variant "Misbehaving": the stub, with `Tripwire.call()` first in every public entry
 /// point, so that `grader verify` can prove an early exit(0) never earns a point.
 ///
 /// Runs only the last of a burst of actions, `delay` after the burst ends (search-as-you-type).
