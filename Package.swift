@@ -17,8 +17,8 @@ let allExercises = [
     "Deadlocks",
     "BoundedBuffer",
     "StallMonitor",
-    "AsyncBridge",
     "QueueOrdering",
+    "AsyncBridge",
 ]
 
 /// Exercises that come with finished code from another topic (a base class, a data type).
