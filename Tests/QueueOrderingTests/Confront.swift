@@ -19,7 +19,21 @@ enum Confront {
     /// The learner's prediction, if it breaks no rule; otherwise the broken rules are recorded and
     /// nil is returned at once, before anything runs.
     static func prediction(for puzzle: Puzzle, sourceLocation: SourceLocation = #_sourceLocation) -> Prediction? {
-        let prediction = predict(puzzle)
+        // The learner's code runs on a thread of its own, watched with a deadline: a predict that
+        // never returns (a loop over permutations that does not end) fails this check, not the run.
+        let answer = Locked<Prediction?>(nil)
+        let returned = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            let prediction = predict(puzzle)
+            answer.withLock { $0 = prediction }
+            returned.signal()
+        }
+        thread.stackSize = 1 << 22
+        thread.start()
+        guard Deadline.wait(for: returned, seconds: Deadline.promptSeconds, in: "predict(.\(puzzle))", waitingFor: "predict returning",
+                            hint: "predict should only return a set it already knows.", sourceLocation: sourceLocation),
+              let prediction = answer.current
+        else { return nil }
         let model = puzzle.happensBefore
         let call = "predict(.\(puzzle))"
         if prediction.outputs.isEmpty {

@@ -85,6 +85,14 @@ struct QueueOrderingSelfTests_Reach {
         #expect(tally.unfinished == 0)
     }
 
+    @Test("In-process puzzles as the checks run them (at most Confront.runSeconds each): nothing outside the model", arguments: Puzzle.allCases.filter { !$0.happensBefore.deadlocks })
+    func asTheChecksRunThem(_ puzzle: Puzzle) async {
+        let tally = await PuzzleRuns.tallyOnThread(puzzle, runs: Confront.runs, seconds: Confront.runSeconds)
+        let possible = puzzle.happensBefore.possibleOutputs()
+        print("CAPPED \(puzzle) runs=\(tally.runs) seen=\(tally.outputs.count) of \(possible.count)")
+        #expect(tally.outputs.isSubset(of: possible))
+    }
+
     @Test("The puzzle libdispatch stops, Confront.stoppedChildren child processes")
     func stopped() async throws {
         let puzzle = Puzzle.serialSyncInsideAsync
