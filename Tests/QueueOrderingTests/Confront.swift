@@ -1,21 +1,12 @@
 import Foundation
 import KataTestSupport
 import QueueOrdering
+import QueueOrderingModel
 import Testing
 
-/// Confronts the learner's prediction for a puzzle with the suite's model and with real runs.
+/// Confronts the learner's prediction for a puzzle with the suite's model and with real runs
+/// (as many as `RunBudget` says; the model and the runners are in QueueOrderingModel).
 enum Confront {
-    /// How many times a puzzle that does not deadlock is run (in the process, with jitter).
-    static let runs = 2_000
-    /// How many child processes run the puzzle that libdispatch stops (one run each).
-    static let stoppedChildren = 24
-    /// How many times the puzzle that hangs is run (in one child process).
-    static let hangingRuns = 100
-    /// The most time a check spends running a puzzle; on this 2-core machine 2,000 runs take
-    /// about a second unless it is heavily loaded. Cut-short runs weaken only the evidence in the
-    /// messages: the verdict comes from the model.
-    static let runSeconds: Double = 1.0
-
     /// The learner's prediction, if it breaks no rule; otherwise the broken rules are recorded and
     /// nil is returned at once, before anything runs.
     static func prediction(for puzzle: Puzzle, sourceLocation: SourceLocation = #_sourceLocation) -> Prediction? {
@@ -91,10 +82,10 @@ enum Confront {
         }
     }
 
-    /// A puzzle that does not deadlock: the prediction, then `runs` runs with jitter.
+    /// A puzzle that does not deadlock: the prediction, then `RunBudget.runs` runs with jitter.
     static func inProcess(_ puzzle: Puzzle, sourceLocation: SourceLocation = #_sourceLocation) async {
         guard let prediction = prediction(for: puzzle, sourceLocation: sourceLocation) else { return }
-        let tally = await PuzzleRuns.tallyOnThread(puzzle, runs: runs, seconds: runSeconds)
+        let tally = await PuzzleRuns.tallyOnThread(puzzle, runs: RunBudget.runs, seconds: RunBudget.runSeconds)
         if tally.unfinished > 0 {
             Issue.record(Comment(rawValue: DeadlockReport.message(in: "the puzzle \(puzzle)", waitingFor: "\(tally.unfinished) of \(count(tally.runs)) runs printing every label", seconds: PuzzleRuns.runSeconds)),
                          sourceLocation: sourceLocation)
@@ -102,16 +93,16 @@ enum Confront {
         missed(puzzle, predicted: prediction.outputs, observed: tally, of: "runs", sourceLocation: sourceLocation)
     }
 
-    /// The puzzle libdispatch stops: the prediction, then `stoppedChildren` children. A child
+    /// The puzzle libdispatch stops: the prediction, then `RunBudget.stoppedChildren` children. A child
     /// stopped before the caller's part returned printed only the beginning of an output: that
     /// beginning must begin one of the predicted outputs.
     static func stopped(_ puzzle: Puzzle, sourceLocation: SourceLocation = #_sourceLocation) async {
         guard let prediction = prediction(for: puzzle, sourceLocation: sourceLocation) else { return }
-        guard let stops = await Isolated.stops(of: puzzle, children: stoppedChildren, seconds: runSeconds) else { return }
+        guard let stops = await Isolated.stops(of: puzzle, children: RunBudget.stoppedChildren, seconds: RunBudget.runSeconds) else { return }
         var complete = Tally()
-        for stop in stops where isComplete(stop, of: puzzle) { complete.add(stop.output) }
+        for stop in stops where stop.isComplete(of: puzzle) { complete.add(stop.output) }
         var cut = Tally()
-        for stop in stops where !isComplete(stop, of: puzzle) { cut.add(stop.output) }
+        for stop in stops where !stop.isComplete(of: puzzle) { cut.add(stop.output) }
         missed(puzzle, predicted: prediction.outputs, observed: complete, of: "child processes that printed a whole output before the stop", sourceLocation: sourceLocation)
         for (beginning, times) in cut.counts.sorted(by: { $0.key < $1.key })
         where !prediction.outputs.contains(where: { $0.hasPrefix(beginning) }) {
@@ -120,16 +111,10 @@ enum Confront {
         }
     }
 
-    /// A stopped child printed a whole output if its caller's part had returned, or if it printed
-    /// every label that can be printed (the caller printed its last label, then the stop came).
-    static func isComplete(_ stop: Isolated.Stop, of puzzle: Puzzle) -> Bool {
-        stop.callerReturned || stop.output.count == puzzle.happensBefore.printed.count
-    }
-
-    /// The puzzle that hangs: the prediction, then `hangingRuns` runs in one child.
+    /// The puzzle that hangs: the prediction, then `RunBudget.hangingRuns` runs in one child.
     static func hanging(_ puzzle: Puzzle, sourceLocation: SourceLocation = #_sourceLocation) async {
         guard let prediction = prediction(for: puzzle, sourceLocation: sourceLocation) else { return }
-        guard let tally = await Isolated.hangingRuns(of: puzzle, runs: hangingRuns) else { return }
+        guard let tally = await Isolated.hangingRuns(of: puzzle, runs: RunBudget.hangingRuns) else { return }
         missed(puzzle, predicted: prediction.outputs, observed: tally, of: "runs (in a child process, each left hanging)", sourceLocation: sourceLocation)
     }
 }

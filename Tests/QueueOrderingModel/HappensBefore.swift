@@ -4,33 +4,46 @@
 ///
 /// Only the direct orders are listed, each with the rule that makes it; the derivation takes care
 /// of the rest (an output that breaks a derived order breaks a direct one too).
-struct HappensBefore: Sendable {
+public struct HappensBefore: Sendable {
     /// "`before` is printed before `after`", because of `rule` (a sentence a learner reads).
-    struct Order: Sendable {
-        let before: Int
-        let after: Int
-        let rule: String
+    public struct Order: Sendable {
+        /// The label printed first.
+        public let before: Int
+        /// The label printed after it.
+        public let after: Int
+        /// Why: a sentence that completes "`after` cannot come before `before`, …", starting with "because".
+        public let rule: String
+
+        /// "`before` is printed before `after`", because of `rule`.
+        public init(before: Int, after: Int, rule: String) {
+            self.before = before
+            self.after = after
+            self.rule = rule
+        }
     }
 
     /// Every label the code contains.
-    let labels: [Int]
-    let orders: [Order]
+    public let labels: [Int]
+    /// The direct orders, each with its rule.
+    public let orders: [Order]
     /// Labels that are never printed, with the reason (the deadlock that blocks them).
-    let neverPrinted: [Int: String]
+    public let neverPrinted: [Int: String]
 
-    init(labels: [Int], orders: [Order], neverPrinted: [Int: String] = [:]) {
+    /// A model with these labels, direct orders and labels that are never printed (none: no deadlock).
+    public init(labels: [Int], orders: [Order], neverPrinted: [Int: String] = [:]) {
         self.labels = labels
         self.orders = orders
         self.neverPrinted = neverPrinted
     }
 
-    var deadlocks: Bool { !neverPrinted.isEmpty }
+    /// Whether the puzzle deadlocks (some label is never printed).
+    public var deadlocks: Bool { !neverPrinted.isEmpty }
 
     /// The labels a run prints before it stops.
-    var printed: [Int] { labels.filter { neverPrinted[$0] == nil } }
+    public var printed: [Int] { labels.filter { neverPrinted[$0] == nil } }
 
     /// Every output consistent with the orders: each printed label once, each order respected.
-    func possibleOutputs() -> Set<String> {
+    public func possibleOutputs() -> Set<String> {
         let printed = printed
         var results = Set<String>()
         var sequence: [Int] = []
@@ -55,7 +68,7 @@ struct HappensBefore: Sendable {
     }
 
     /// Why `output` cannot be printed by this puzzle; nil if it can.
-    func whyImpossible(_ output: String) -> String? {
+    public func whyImpossible(_ output: String) -> String? {
         let all = labels.map(String.init).joined(separator: ", ")
         var seen = Set<Int>()
         var sequence: [Int] = []

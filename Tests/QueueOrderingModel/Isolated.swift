@@ -1,13 +1,13 @@
 import Foundation
 import KataTestSupport
-import QueueOrdering
+import QueueOrderingGiven
 import Testing
 
 /// Deadlocking puzzles run in child processes: a deadlocked GCD queue can never be freed, and
 /// libdispatch stops the whole process when it detects a `sync` onto the serial queue the caller
 /// is running on. The child writes what it printed to its standard output as it goes, so the parent
 /// sees it whatever ended the child.
-enum Isolated {
+public enum Isolated {
     /// Marks the start of the child's report in its standard output.
     static let marker = "#QO:"
 
@@ -28,9 +28,18 @@ enum Isolated {
 
     /// What one child printed: its labels, and whether the caller's part had returned (if not, the
     /// process was stopped in the middle and the labels are only the beginning of an output).
-    struct Stop: Sendable {
-        var output: String
-        var callerReturned: Bool
+    public struct Stop: Sendable {
+        /// The labels the child printed, in order.
+        public var output: String
+        /// Whether the caller's part of the puzzle had returned when the child was stopped.
+        public var callerReturned: Bool
+
+        /// A stopped child printed a whole output if its caller's part had returned, or if it
+        /// printed every label that can be printed (the caller printed its last label, then the
+        /// stop came).
+        public func isComplete(of puzzle: Puzzle) -> Bool {
+            callerReturned || output.count == puzzle.happensBefore.printed.count
+        }
     }
 
     /// The child: runs the puzzle once, writing each label as it is printed and "|" when the
@@ -58,7 +67,7 @@ enum Isolated {
     /// that is not a stop (the failure is recorded).
     /// With `seconds`, starts no more children once that much time has passed (each lane runs at
     /// least two).
-    static func stops(of puzzle: Puzzle, children: Int, lanes: Int = 3, seconds: Double? = nil) async -> [Stop]? {
+    public static func stops(of puzzle: Puzzle, children: Int, lanes: Int = 3, seconds: Double? = nil) async -> [Stop]? {
         let perLane = (children + lanes - 1) / lanes
         let end = seconds.map { DispatchTime.now().uptimeNanoseconds + UInt64($0 * 1e9) }
         let results = await withTaskGroup(of: [Stop?].self) { group in
@@ -125,7 +134,7 @@ enum Isolated {
     }
 
     /// Runs `runHanging` in a child; nil if the child did not report (the failure is recorded).
-    static func hangingRuns(of puzzle: Puzzle, runs: Int) async -> Tally? {
+    public static func hangingRuns(of puzzle: Puzzle, runs: Int) async -> Tally? {
         let place = "the puzzle \(puzzle), run \(runs) times in a child process"
         let ending = await #expect(processExitsWith: .failure, observing: [\.standardOutputContent], IsolatedCheck.exitedEarly) {
             [name = puzzle.rawValue as String, runs = runs as Int] in

@@ -5,8 +5,9 @@ import Foundation
 /// Most pauses are nothing or a yield, so that runs stay fast; some are a few microseconds, long
 /// enough for another thread to get ahead; a few are a few hundred microseconds, long enough for a
 /// thread to be overtaken by a whole block or by a short `asyncAfter` deadline.
-enum Jitter {
-    static let pause: @Sendable () -> Void = {
+public enum Jitter {
+    /// One random pause (the `pause` a `Printer` calls before and after every label).
+    public static let pause: @Sendable () -> Void = {
         let roll = Int.random(in: 0..<100)
         switch roll {
         case 0..<35: return
@@ -17,5 +18,5 @@ enum Jitter {
     }
 
     /// No pauses: for measuring what a quiet run prints.
-    static let none: @Sendable () -> Void = {}
+    public static let none: @Sendable () -> Void = {}
 }

@@ -1,4 +1,4 @@
-import QueueOrdering
+import QueueOrderingGiven
 
 /// The rules, in the words the messages use.
 enum Rule {
@@ -12,7 +12,7 @@ enum Rule {
 
 extension Puzzle {
     /// The suite's happens-before model of the puzzle.
-    var happensBefore: HappensBefore {
+    public var happensBefore: HappensBefore {
         typealias O = HappensBefore.Order
         switch self {
         case .serialSync, .concurrentSync:
@@ -94,7 +94,7 @@ extension Puzzle {
     }
 
     /// The lesson a learner who missed an output of this puzzle needs.
-    var lesson: String {
+    public var lesson: String {
         switch self {
         case .serialSync, .concurrentSync:
             "`sync` runs its block before it returns, on any kind of queue."
