@@ -138,7 +138,7 @@ struct SingleThreadTests {
             var start = monotonicSeconds()
             let end = buffer.takeOutcome(timeout: 1)
             var seconds = monotonicSeconds() - start
-            script.expect(end == .threw(.closed) && seconds < 0.5, "take(timeout: 1) on a closed, empty buffer \(end) after \(String(format: "%.2f", seconds)) s; it should throw BufferError.closed at once: nothing will ever come.")
+            script.expect(end == .threw(.closed) && seconds < 0.9, "take(timeout: 1) on a closed, empty buffer \(end) after \(String(format: "%.2f", seconds)) s; it should throw BufferError.closed at once: nothing will ever come.")
             script.step("take() without timeout on a closed, empty buffer", ifStuck: stuckHint)
             let endless = buffer.takeOutcome()
             script.expect(endless == .threw(.closed), "take() on a closed, empty buffer \(endless); it should throw BufferError.closed.")
@@ -150,7 +150,7 @@ struct SingleThreadTests {
             start = monotonicSeconds()
             let onFull = full.putOutcome(2, timeout: 1)
             seconds = monotonicSeconds() - start
-            script.expect(onFull == .threw(.closed) && seconds < 0.5, "put(2, timeout: 1) on a closed, full buffer \(onFull) after \(String(format: "%.2f", seconds)) s; it should throw BufferError.closed at once, not wait for room.")
+            script.expect(onFull == .threw(.closed) && seconds < 0.9, "put(2, timeout: 1) on a closed, full buffer \(onFull) after \(String(format: "%.2f", seconds)) s; it should throw BufferError.closed at once, not wait for room.")
         }
     }
 

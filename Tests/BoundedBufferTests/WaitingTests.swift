@@ -89,12 +89,13 @@ struct WaitingTests {
             "\(waiters) consumers waited \(String(format: "%.2f", wall)) s; together they used \(String(format: "%.3f", cpu)) s of CPU (at most \(allowedCPUSeconds) allowed)\(switchText). They are polling (lock, check, unlock, yield or sleep a little, again). Wait on the condition instead: condition.wait() sleeps until someone wakes it.")
     }
 
-    static let timeout = 0.5
+    static let timeout = 1.0
     /// How long a waiter may take past its timeout before the check calls it stuck.
     static let grace = 1.5
     /// Consumers waiting with a timeout, and how often a producer puts one element meanwhile:
     /// each put wakes the waiters, one of them gets the element, the others find the buffer empty
-    /// again. More waiters than puts in the whole window, so some always find it empty.
+    /// again. More waiters than puts in the whole window, so some always find it empty; puts ten
+    /// times as often as the timeout, so that even a loaded machine leaves no gap as long as it.
     static let timedWaiters = 32
     static let putInterval = 0.1
 
