@@ -35,15 +35,16 @@ public enum CompilerDiagnostics {
         return result
     }
 
-    /// The exercise that owns a path: `Exercises/<Name>/`, `Solutions/<Name>/`, `Given/<Name>/`
-    /// or `Tests/<Name>Tests/`.
+    /// The exercise that owns a path: `Exercises/<Name>/`, `Solutions/<Name>/`, `Given/<Name>/`,
+    /// `Grader/Variants/<Name>/`, or a test folder named after it (`Tests/<Name>Tests/`,
+    /// `Tests/<Name>Model/`).
     public static func exercise(owning path: String, among exercises: [String]) -> String? {
         let parts = path.split(separator: "/").map(String.init)
         for (index, part) in parts.enumerated() where index + 1 < parts.count {
             let next = parts[index + 1]
-            if ["Exercises", "Solutions", "Given"].contains(part), exercises.contains(next) { return next }
-            if part == "Tests", next.hasSuffix("Tests"), exercises.contains(String(next.dropLast(5))) {
-                return String(next.dropLast(5))
+            if ["Exercises", "Solutions", "Given", "Variants"].contains(part), exercises.contains(next) { return next }
+            if part == "Tests", let owner = exercises.filter({ next.hasPrefix($0) }).max(by: { $0.count < $1.count }) {
+                return owner
             }
         }
         return nil

@@ -68,7 +68,7 @@ struct VerifyCommand {
                 step("variant \(variant)\(when) earns no more than its cap (\(graded.seconds) s)", capProblems(graded.value, caps: capped))
             }
         }
-        step("KataTestSupport, grader and benchmark tests pass", try supportTestProblems())
+        step("KataTestSupport, grader, benchmark and QueueOrdering self-tests pass", try supportTestProblems())
 
         print("Took \(String(format: "%.1f", Date().timeIntervalSince(started))) s.")
         print("verify: \(passed) passed, \(failed) failed")
@@ -208,7 +208,7 @@ struct VerifyCommand {
         let log = directory.appendingPathComponent("support.log")
         try? FileManager.default.removeItem(at: stream)
         let mode = BuildMode()
-        let arguments = mode.testArguments(filter: "^(KataTestSupportTests|GraderCoreTests|BenchmarkTests)\\.", eventStream: stream.path)
+        let arguments = mode.testArguments(filter: "^(KataTestSupportTests|GraderCoreTests|BenchmarkTests|QueueOrderingSelfTests)\\.", eventStream: stream.path)
         let termination = try ChildProcess.run(arguments, in: layout.root, environment: mode.environment(excluding: []), outputFile: log, deadline: 300)
         let events = EventStream(contentsOf: stream)
         var problems: [String] = []
