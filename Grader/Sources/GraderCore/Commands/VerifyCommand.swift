@@ -20,11 +20,11 @@ struct VerifyCommand {
         func step(_ name: String, _ problems: [String]) {
             if problems.isEmpty {
                 passed += 1
-                print(style.green("✔ ") + name)
+                say(style.green("✔ ") + name)
             } else {
                 failed += 1
-                print(style.red("✘ ") + name)
-                for problem in problems { print("    " + problem) }
+                say(style.red("✘ ") + name)
+                for problem in problems { say("    " + problem) }
             }
         }
         let started = Date()
@@ -70,9 +70,14 @@ struct VerifyCommand {
         }
         step("KataTestSupport, grader, benchmark and QueueOrdering self-tests pass", try supportTestProblems())
 
-        print("Took \(String(format: "%.1f", Date().timeIntervalSince(started))) s.")
-        print("verify: \(passed) passed, \(failed) failed")
+        say("Took \(String(format: "%.1f", Date().timeIntervalSince(started))) s.")
+        say("verify: \(passed) passed, \(failed) failed")
         return failed == 0 ? 0 : 1
+    }
+
+    /// Writes a line at once (not through print's buffer), so a CI log shows each step as it ends.
+    func say(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }
 
     func session(_ mode: BuildMode, _ progress: any GradingProgress) -> GradingSession {
@@ -88,11 +93,11 @@ struct VerifyCommand {
     /// Each suite's time on its solution and on its stub: a new exercise's suite should answer in
     /// seconds on both (the learner runs it after every save, and is wrong most of the time).
     func printSuiteTimes(solutions: [ExerciseResult], stubs: [ExerciseResult]) {
-        print("    suite times (its checks, run together with the other suites):")
+        say("    suite times (its checks, run together with the other suites):")
         for (solution, stub) in zip(solutions, stubs) {
             let over = max(solution.seconds, stub.seconds) > Self.suiteBudgetSeconds
             let line = "      \(solution.name.padding(toLength: 22, withPad: " ", startingAt: 0)) solution \(String(format: "%5.1f", solution.seconds)) s   stub \(String(format: "%5.1f", stub.seconds)) s"
-            print(over ? style.yellow(line + "   (over \(Int(Self.suiteBudgetSeconds)) s)") : line)
+            say(over ? style.yellow(line + "   (over \(Int(Self.suiteBudgetSeconds)) s)") : line)
         }
     }
 
