@@ -159,6 +159,8 @@ enum Hopeless {
 /// notifications, sees whether the announcement came.
 final class FinishWitness: @unchecked Sendable {
     private let witness = BlockOperation {}
+    /// The witness itself (see `keepAlive`).
+    var operation: Operation { witness }
 
     init(of operation: Operation) {
         witness.addDependency(operation)
@@ -194,3 +196,23 @@ enum Rules {
 func enqueue(_ operations: [Operation], on queue: OperationQueue) {
     queue.addOperations(operations, waitUntilFinished: false)
 }
+
+/// The first reason `rule` gives for one of `operations`, each operation asked once. (Not
+/// `lazy.compactMap(…).first`: that asks twice, and a reason that changed in between traps.)
+func firstReason<T>(_ operations: [T], _ rule: (T) -> String?) -> String? {
+    for operation in operations {
+        if let reason = rule(operation) { return reason }
+    }
+    return nil
+}
+
+/// Operations a check keeps for the rest of the run. swift-corelibs-foundation keeps an
+/// unretained pointer from an operation to each operation that depends on it and uses it while it
+/// handles `didChangeValue(forKey: "isFinished")`: a dependent freed when its check returns, while
+/// a `finish()` that runs on a private queue is still announcing, would crash the whole run. The
+/// operations of a check are few and small, so they are simply kept.
+func keepAlive(_ operations: Operation...) {
+    keptOperations.withLock { $0 += operations }
+}
+
+private let keptOperations = Locked([Operation]())

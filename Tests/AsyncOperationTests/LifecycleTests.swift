@@ -26,8 +26,11 @@ struct LifecycleTests {
                             hint: "start() should call main(), and AsyncBlockOperation.main() should run the work.",
                             unless: { Rules.startLeftReady(operation, startReturned: startReturned.current, mainRan: workRan.current) })
         else { return }
-        #expect(operation.state == .finished && operation.isFinished && !operation.isExecuting,
-                "main() called finish() at once, yet after start() returned the state is .\(operation.state.rawValue) (isFinished \(operation.isFinished), isExecuting \(operation.isExecuting)). Enter .executing before calling main(), never after: otherwise start() overwrites .finished with .executing.")
+        // finish() has returned; a finish() that hands the transition to a private queue may still be on its way.
+        _ = await Hopeless.happens(within: Hopeless.settleSeconds) { operation.isFinished }
+        let state = operation.state
+        #expect(state == .finished && operation.isFinished && !operation.isExecuting,
+                "main() called finish() at once, yet after start() returned the state is .\(state.rawValue) (isFinished \(operation.isFinished), isExecuting \(operation.isExecuting)). Enter .executing before calling main(), never after: otherwise start() overwrites .finished with .executing.")
     }
 
     @Test("Cancelled before start: main() never runs, the operation finishes with its notifications, its dependents run")
@@ -117,7 +120,7 @@ struct LifecycleTests {
         }
         guard Hopeless.waitUntilBlocking(in: "finish() from several threads", waitingFor: "100 started operations leaving .ready",
                                  { operations.allSatisfy { $0.state != .ready } },
-                                 unless: { operations.lazy.compactMap { $0.hopeless }.first }) else { return }
+                                 unless: { firstReason(operations) { $0.settledHopeless } }) else { return }
         let threads = 4
         let together = StartBarrier(parties: threads)
         ThreadGang.run(threads, in: "finish() from several threads") { _ in
@@ -130,7 +133,7 @@ struct LifecycleTests {
         // Every finish() has returned; a finish() that hands the transition to a private queue may still be on its way.
         guard Hopeless.waitUntilBlocking(in: "finish() from several threads", waitingFor: "100 operations becoming finished",
                                  { operations.allSatisfy(\.isFinished) },
-                                 unless: { operations.lazy.compactMap { $0.hopeless }.first }) else { return }
+                                 unless: { firstReason(operations) { $0.settledHopeless } }) else { return }
         var problems: [String] = []
         for operation in operations {
             let finishes = operation.notifications.filter { $0.key == "isFinished" }
@@ -141,7 +144,7 @@ struct LifecycleTests {
         }
         if problems.isEmpty {
             Hopeless.waitUntilBlocking(in: "finish() from several threads", waitingFor: "100 completion blocks", { completions.current >= 100 },
-                               unless: { operations.lazy.compactMap { Rules.finishedSilently($0, witness: $0.witness) }.first })
+                               unless: { firstReason(operations) { $0.settledHopeless } })
             usleep(50_000)  // a duplicate completion would arrive by now
             if completions.current != 100 { problems.append("\(completions.current) completion blocks for 100 operations") }
         }
@@ -164,6 +167,7 @@ struct LifecycleTests {
             }
         }
         let witness = FinishWitness(of: operation)
+        keepAlive(operation, witness.operation)
         operation.completionBlock = { completed.signal() }
         #expect(operation.isAsynchronous, "isAsynchronous should be true: the operation returns from start() before its work is done.")
         #expect(operation.isReady && operation.state == .ready, "A new operation without dependencies should be ready.")
@@ -191,6 +195,7 @@ struct LifecycleTests {
         let second = AsyncBlockOperation { $0.finish() }
         second.addDependency(first)
         let witness = FinishWitness(of: first)
+        keepAlive(first, second, witness.operation)
         #expect(!second.isReady, "An operation whose dependency has not finished must not be ready: combine super.isReady (the dependencies) with your own state.")
         let startReturned = Locked(false)
         guard await Hopeless.call(in: "start() of the dependency", {

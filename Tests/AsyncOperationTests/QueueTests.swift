@@ -46,9 +46,9 @@ struct QueueTests {
         let allStarted = DispatchSemaphore(value: 0)
         started.notify(queue: .global()) { allStarted.signal() }
         guard await Hopeless.wait(for: allStarted, in: "OperationQueue starting 4 AsyncOperations", waitingFor: "their work running",
-                            hint: "start() should call main().", unless: { operations.lazy.compactMap(\.hopeless).first }) else { return }
+                            hint: "start() should call main().", unless: { firstReason(operations) { $0.settledHopeless } }) else { return }
         let returned = await Hopeless.wait(for: Self.semaphore(leftBy: done), in: "addOperations(_:waitUntilFinished: true)", waitingFor: "the call returning",
-                                     unless: { operations.lazy.compactMap(\.hopeless).first })
+                                     unless: { firstReason(operations) { $0.settledHopeless } })
         #expect(returned, "The queue never learned that the operations finished: finish() must send willChangeValue/didChangeValue for \"isFinished\" (and \"isExecuting\").")
         let unfinished = operations.filter { !$0.isFinished }.count
         #expect(unfinished == 0, "\(unfinished) of 4 operations are not finished after finish() was called.")
@@ -78,7 +78,7 @@ struct QueueTests {
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = limit
         enqueue(operations, on: queue)
-        let hopeless = { operations.lazy.compactMap(\.hopeless).first }
+        let hopeless = { firstReason(operations) { $0.settledHopeless } }
         guard await Hopeless.waitUntil(in: "a queue limited to 3 operations", waitingFor: "the first operation running",
                                  hint: "start() should call main().", { meter.totalEntries > 0 }, unless: hopeless) else { return }
         await Hopeless.waitUntil(seconds: Deadline.promptSeconds, limit: 10, in: "a queue limited to 3 operations", waitingFor: "15 operations finishing",

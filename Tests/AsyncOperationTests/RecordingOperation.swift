@@ -82,6 +82,25 @@ final class RecordingOperation: AsyncOperation, @unchecked Sendable {
         finishReturns.withLock { $0 += 1 }
     }
 
+    /// `hopeless`, once it has held for this operation for `Hopeless.settleSeconds` without a
+    /// break: what a check that watches many operations reads, so that many operations each
+    /// passing an instant between two steps of a correct transition never add up to a reason.
+    var settledHopeless: String? {
+        let reason = hopeless
+        let now = DispatchTime.now()
+        return hopelessSince.withLock { since -> String? in
+            guard let reason else {
+                since = nil
+                return nil
+            }
+            let first = since ?? now
+            since = first
+            return now.uptimeNanoseconds - first.uptimeNanoseconds >= UInt64(Hopeless.settleSeconds * 1e9) ? reason : nil
+        }
+    }
+
+    private let hopelessSince = Locked<DispatchTime?>(nil)
+
     /// Why waiting for this operation to run its work or to be seen finished is hopeless, if it is:
     /// start() returned and left it `.ready`; finish() returned and left it unfinished; or it is
     /// finished (after start() or finish() returned) without having announced it.

@@ -66,14 +66,14 @@ struct StressTests {
         // Hopeless once one operation shows that the queue can never drain: start() or finish()
         // returned and left it stuck, or it finished without announcing it. Looking at every
         // operation takes a while, so the rules are read every 10 ms.
-        let hopeless = { operations.lazy.compactMap(\.hopeless).first }
+        let hopeless = { firstReason(operations) { $0.settledHopeless } }
         guard Hopeless.waitUntilBlocking(pollSeconds: 0.01, in: "1,000 operations in a queue", waitingFor: "the first operation running",
                                  { record.current.mainRuns.contains { $0 > 0 } }, unless: hopeless) else { return }
         Deadline.wait(for: canceller, seconds: 10, in: "cancelling operations", waitingFor: "100 cancels")
         // The deadline counts from the last operation that finished: a queue that keeps moving is not stuck.
         Hopeless.waitUntilBlocking(seconds: Deadline.promptSeconds, limit: 15, pollSeconds: 0.01, in: "1,000 operations in a queue", waitingFor: "every operation finishing",
                            hint: "Every path must end in finish(): a cancelled operation finishes in start(), and finish() announces isFinished after the change.",
-                           progress: { operations.lazy.filter(\.isFinished).count }, { operations.allSatisfy(\.isFinished) }, unless: hopeless)
+                           progress: { operations.filter(\.isFinished).count }, { operations.allSatisfy(\.isFinished) }, unless: hopeless)
         let seen = record.current
         let cancels = cancelled.current
         let unfinished = operations.indices.filter { !operations[$0].isFinished }

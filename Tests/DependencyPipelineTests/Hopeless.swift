@@ -62,7 +62,9 @@ enum Hopeless {
     /// The pipeline's OperationQueue: the one its loads ran on, or else one it keeps in a stored
     /// property (found by reflection, so that a pipeline cancelled before any load is seen too).
     static func queue(of pipeline: ImagePipeline?, sources: [TestSource]) -> OperationQueue? {
-        if let seen = sources.lazy.compactMap({ $0.queueSeen.current }).first { return seen }
+        for source in sources {
+            if let seen = source.queueSeen.current { return seen }
+        }
         guard let pipeline else { return nil }
         let queues = Mirror(reflecting: pipeline).children.compactMap { $0.value as? OperationQueue }
         return queues.count == 1 ? queues[0] : nil
