@@ -36,6 +36,27 @@ struct SerialWorkerTests {
 
     static func manyThreadsOneQueue() {
         let worker = SerialWorker(label: "kata.serial-worker")
+        // First, by events: while one sync body is inside, an async body and a sync body from
+        // another thread must stay out.
+        let window = IntruderWindow()
+        let windowDone = Watched.gang(2, in: serialPlace, hint: "A sync from another thread waits for the body that is running on the worker's queue, and nothing else.") { index, steps in
+            if index == 0 {
+                steps.enter("sync from a first thread")
+                worker.sync { window.hold() }
+            } else {
+                steps.waitFor("the first thread's sync body starting")
+                guard window.waitForHolder() else { return }
+                steps.enter("async from a second thread")
+                worker.async { window.enter("an async body") }
+                steps.enter("sync from a second thread")
+                worker.sync { window.enter("a sync body from another thread") }
+            }
+            steps.tick()
+        }
+        guard windowDone else { return }
+        #expect(
+            window.intrusions.isEmpty,
+            "While one sync body was running, \(window.intrusions.joined(separator: " and ")) ran too: a serial worker runs one block at a time. Submit every body (sync and async) to one private serial DispatchQueue.")
         let meter = ConcurrencyMeter()
         let record = Locked(Record())
         @Sendable func body() {
