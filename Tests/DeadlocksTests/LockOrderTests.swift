@@ -234,6 +234,7 @@ struct LockOrderTests {
     static let moves = 2_000
     static let totalAccounts = 8
     static let totalPlace = "total() while 6 threads transfer"
+    static let arrangedRounds = 2
 
     @Test("total() while transfers run always equals the money in the bank")
     func totalIsConsistent() async {
@@ -258,6 +259,55 @@ struct LockOrderTests {
         let moversDone = Locked(0)
         let totals = Locked(Totals())
         let hint = "total() must take the accounts' locks in the same global order as the transfers (lowest number first); any other order can close a cycle with a transfer."
+        // First, by events (so that it does not depend on threads happening to run in parallel):
+        // total() is called while withAccounts(5, 6)'s body is halfway through moving 50 from 5
+        // to 6, and transfer(from: 0, to: 7) is called while total() waits for account 5. A
+        // total() that holds every lock at once waits for the body and keeps the transfer out.
+        for round in 1...arrangedRounds {
+            let holderIn = DispatchSemaphore(value: 0)
+            let totalCalled = DispatchSemaphore(value: 0)
+            let totalReturned = DispatchSemaphore(value: 0)
+            let moverGo = DispatchSemaphore(value: 0)
+            let moverReturned = DispatchSemaphore(value: 0)
+            let arranged = Watched.gang(3, in: totalPlace + " (arranged, round \(round))", hint: hint) { index, steps in
+                switch index {
+                case 0:
+                    steps.enter("withAccounts(5, 6), moving 50 from account 5 to account 6 in two steps")
+                    bank.withAccounts(5, 6) { first, second in
+                        first -= 50
+                        holderIn.signal()
+                        _ = totalCalled.wait(timeout: .now() + Deadline.promptSeconds)
+                        // A total() that does not wait for this body returns now.
+                        if totalReturned.wait(timeout: .now() + 0.03) == .success { totalReturned.signal() }
+                        moverGo.signal()
+                        _ = moverReturned.wait(timeout: .now() + 0.1)
+                        second += 50
+                    }
+                case 1:
+                    steps.waitFor("withAccounts(5, 6)'s body starting")
+                    guard holderIn.wait(timeout: .now() + Deadline.promptSeconds) == .success else { return }
+                    totalCalled.signal()
+                    steps.enter("total() while withAccounts(5, 6)'s body runs")
+                    let total = bank.total()
+                    totalReturned.signal()
+                    totals.withLock {
+                        $0.count += 1
+                        if total != money {
+                            $0.wrongCount += 1
+                            $0.wrong.append(total)
+                        }
+                    }
+                default:
+                    steps.waitFor("total() being called")
+                    guard moverGo.wait(timeout: .now() + Deadline.promptSeconds) == .success else { return }
+                    steps.enter("transfer(from: 0, to: 7, amount: 100) while total() runs")
+                    bank.transfer(from: 0, to: 7, amount: 100)
+                    moverReturned.signal()
+                }
+                steps.tick()
+            }
+            guard arranged else { return }
+        }
         let finished = Watched.gang(movers + 2, in: totalPlace, hint: hint) { index, steps in
             var random = SystemRandomNumberGenerator()
             if index < movers {
@@ -288,7 +338,7 @@ struct LockOrderTests {
         let seen = totals.current
         #expect(
             seen.wrong.isEmpty,
-            "total() was wrong in \(seen.wrongCount) of \(seen.count) calls (first: \(seen.wrong.map(String.init).joined(separator: ", "))) while the bank always holds \(money). \(seen.wrong.allSatisfy { $0 == 0 } ? "total() should add up the stored balances." : "Summing the accounts one by one, each under its own lock in turn, misses or double-counts money that a transfer moves between an account already counted and one not yet counted: hold every account's lock at once.")")
+            "total() was wrong in \(seen.wrongCount) of \(seen.count) calls (first: \(seen.wrong.map(String.init).joined(separator: ", "))) while the bank always holds \(money). \(seen.wrong.allSatisfy { $0 == 0 } ? "total() should add up the stored balances." : "total() must see one instant: hold every account's lock at once while adding up. Summing one account at a time, each under its own lock in turn, misses or double-counts money that a transfer moves between an account already counted and one not yet counted (and a transfer must hold both accounts' own locks).")")
         let balances = (0..<totalAccounts).map { bank.balance(of: $0) }
         #expect(
             balances.reduce(0, +) == money && balances.allSatisfy { $0 >= 0 },
