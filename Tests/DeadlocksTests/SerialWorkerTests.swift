@@ -9,7 +9,7 @@ import Testing
 @Suite("SerialWorker", .exitIsAFailure)
 struct SerialWorkerTests {
     static let selfWaitHint = "sync onto the serial queue the code is already running on waits for the block that is running, which is the caller itself. When isCurrent is true, run body inline."
-    static let crashHint = "libdispatch stops a sync onto the queue the thread is already running on (\"dispatch_sync called on queue already owned by current thread\"): that sync would wait for itself. When isCurrent is true, run body inline instead of calling queue.sync."
+    static let crashHint = "libdispatch stops the process when a thread calls sync onto the queue it is already running on (SIGILL on Linux; \"dispatch_sync called on queue already owned by current thread\" on Apple platforms): that sync would wait for itself. When isCurrent is true, run body inline instead of calling queue.sync."
 
     // MARK: Serial
 
@@ -36,6 +36,27 @@ struct SerialWorkerTests {
 
     static func manyThreadsOneQueue() {
         let worker = SerialWorker(label: "kata.serial-worker")
+        // First, by events: while one sync body is inside, an async body and a sync body from
+        // another thread must stay out.
+        let window = IntruderWindow()
+        let windowDone = Watched.gang(2, in: serialPlace, hint: "A sync from another thread waits for the body that is running on the worker's queue, and nothing else.") { index, steps in
+            if index == 0 {
+                steps.enter("sync from a first thread")
+                worker.sync { window.hold() }
+            } else {
+                steps.waitFor("the first thread's sync body starting")
+                guard window.waitForHolder() else { return }
+                steps.enter("async from a second thread")
+                worker.async { window.enter("an async body") }
+                steps.enter("sync from a second thread")
+                worker.sync { window.enter("a sync body from another thread") }
+            }
+            steps.tick()
+        }
+        guard windowDone else { return }
+        #expect(
+            window.intrusions.isEmpty,
+            "While one sync body was running, \(window.intrusions.joined(separator: " and ")) ran too: a serial worker runs one block at a time. Submit every body (sync and async) to one private serial DispatchQueue.")
         let meter = ConcurrencyMeter()
         let record = Locked(Record())
         @Sendable func body() {

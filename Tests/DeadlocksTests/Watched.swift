@@ -109,3 +109,39 @@ func spin(microseconds: UInt64) {
     let end = DispatchTime.now().uptimeNanoseconds + microseconds * 1_000
     while DispatchTime.now().uptimeNanoseconds < end {}
 }
+
+/// Proves exclusion by events rather than by luck: a holder waits inside a body for an intruder
+/// (at most `seconds`), and an intruder is started only once the holder is inside. A correct
+/// implementation keeps the intruder out for the whole window; a wrong one lets it in within
+/// microseconds, and the window ends at once. On a loaded machine, threads that merely run "at the
+/// same time" may in fact run one after another and never meet; this does not depend on that.
+final class IntruderWindow: @unchecked Sendable {
+    let seconds: Double
+    private let holderIn = DispatchSemaphore(value: 0)
+    private let intruderIn = DispatchSemaphore(value: 0)
+    private let state = Locked((holding: false, intrusions: [String]()))
+
+    init(seconds: Double = 0.3) { self.seconds = seconds }
+
+    /// Call from inside the holder's body: opens the window and waits for an intruder.
+    func hold() {
+        state.withLock { $0.holding = true }
+        holderIn.signal()
+        if intruderIn.wait(timeout: .now() + seconds) == .success { intruderIn.signal() }
+        state.withLock { $0.holding = false }
+    }
+
+    /// Call from the intruder's thread before it calls in: waits until the holder is inside.
+    func waitForHolder() -> Bool {
+        holderIn.wait(timeout: .now() + Deadline.promptSeconds) == .success
+    }
+
+    /// Call from inside an intruder's body.
+    func enter(_ who: String) {
+        state.withLock { if $0.holding { $0.intrusions.append(who) } }
+        intruderIn.signal()
+    }
+
+    /// The intruders that got in while the holder was inside.
+    var intrusions: [String] { state.current.intrusions }
+}
