@@ -32,6 +32,14 @@ let allExercisesWithGivenCode: [String] = [
     "QueueOrdering",
 ]
 
+/// Exercises whose suite keeps what does not need the learner's code (the suite's model of the right
+/// answers, the code that runs the given code) in a library of its own, `Tests/<Name>Model/`
+/// (module `<Name>Model`, on top of `<Name>Given`), tested by `Tests/<Name>SelfTests/`: an ordinary
+/// test target that is not graded (the rubric does not list it).
+let allExercisesWithSuiteModel: [String] = [
+    "QueueOrdering",
+]
+
 let useSolutions = Context.environment["KATA_SOLUTIONS"] == "1"
 
 /// The grader leaves out exercises that are not being graded or do not compile
@@ -39,6 +47,7 @@ let useSolutions = Context.environment["KATA_SOLUTIONS"] == "1"
 let excluded = Set((Context.environment["KATA_EXCLUDE"] ?? "").split(separator: ",").map(String.init))
 let exercises = allExercises.filter { !excluded.contains($0) }
 let exercisesWithGivenCode = allExercisesWithGivenCode.filter { !excluded.contains($0) }
+let exercisesWithSuiteModel = allExercisesWithSuiteModel.filter { !excluded.contains($0) }
 
 /// `KATA_VARIANT=<Name>`: build each exercise from `Grader/Variants/<Exercise>/<Name>/`, one of the
 /// wrong implementations `grader verify` grades to prove the suites' caps (the grader leaves out,
@@ -74,7 +83,17 @@ func givenTarget(_ name: String) -> Target {
 }
 
 func exerciseSuite(_ name: String) -> Target {
-    .testTarget(name: "\(name)Tests", dependencies: [.target(name: name), "KataTestSupport"], path: "Tests/\(name)Tests")
+    let model: [Target.Dependency] = exercisesWithSuiteModel.contains(name) ? [.target(name: "\(name)Model")] : []
+    return .testTarget(name: "\(name)Tests", dependencies: [.target(name: name), "KataTestSupport"] + model, path: "Tests/\(name)Tests")
+}
+
+/// The suite's model and its self-tests. The model runs the deadlocking given code in exit tests,
+/// hence KataTestSupport (and Swift Testing).
+func suiteModelTargets(_ name: String) -> [Target] {
+    [
+        .target(name: "\(name)Model", dependencies: [.target(name: "\(name)Given"), "KataTestSupport"], path: "Tests/\(name)Model"),
+        .testTarget(name: "\(name)SelfTests", dependencies: [.target(name: "\(name)Model"), .target(name: "\(name)Given")], path: "Tests/\(name)SelfTests"),
+    ]
 }
 
 let package = Package(
@@ -82,7 +101,8 @@ let package = Package(
     products: [
         .executable(name: "grader", targets: ["grader"]),
     ] + benchmarks.map { .executable(name: "bench-\($0)", targets: ["bench-\($0)"]) },
-    targets: exercises.map(exerciseTarget) + exercises.map(exerciseSuite) + exercisesWithGivenCode.map(givenTarget) + [
+    targets: exercises.map(exerciseTarget) + exercises.map(exerciseSuite) + exercisesWithGivenCode.map(givenTarget)
+        + exercisesWithSuiteModel.flatMap(suiteModelTargets) + [
         // What every suite uses: start barriers, deadlines, meters, exit-test reports.
         .target(name: "KataTestSupport", path: "Tests/KataTestSupport"),
         .testTarget(name: "KataTestSupportTests", dependencies: ["KataTestSupport"], path: "Tests/KataTestSupportTests"),
