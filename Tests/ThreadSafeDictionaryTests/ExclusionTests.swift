@@ -86,7 +86,8 @@ struct ExclusionTests {
         if operation == .mutate {
             return "A writer was inside mutate's body while another mutate ran: writers must be alone. Write with sync(flags: .barrier) on your private concurrent queue (a plain sync lets writers run together), or take a write lock."
         }
-        let secondWriter = ExclusionProbe.probe(.mutate, while: .writerInMutate, grace: ExclusionProbe.listingGrace)
+        let secondWriter = ExclusionProbe.probe(
+            .mutate, while: .writerInMutate, grace: ExclusionProbe.listingGrace, settle: ExclusionProbe.listingSettleSeconds)
         if !secondWriter.isRight {
             return "\(what) while a writer was inside mutate, and so did a second mutate: mutate does not keep others out while its body runs. Make mutate exclusive (sync(flags: .barrier) on your private concurrent queue, or a write lock)."
         }
