@@ -81,6 +81,9 @@ enum ExclusionProbe {
     static let holdLimit = 5.0
     /// How long the operation and the held body may take to return after the release.
     static let settleSeconds = Deadline.promptSeconds
+    /// The same, for the probes that only list other failing operations or find whom to blame:
+    /// shorter, so that the whole check stays well inside its watchdog even when several hang.
+    static let listingSettleSeconds = 1.0
 
     final class Log: @unchecked Sendable {
         let lock = NSLock()
@@ -94,22 +97,25 @@ enum ExclusionProbe {
     /// Several probes at once, each on its own dictionary and threads; nil for a probe that did
     /// not end in time (stuck in the code under test).
     static func probeAll(_ probes: [(DictionaryOperation, HeldSide)], grace: Double) -> [ProbeFinding?] {
+        let settle = listingSettleSeconds
         let findings = Locked([Int: ProbeFinding]())
         let group = DispatchGroup()
         for (index, (operation, side)) in probes.enumerated() {
             group.enter()
             Thread {
-                let finding = probe(operation, while: side, grace: grace)
+                let finding = probe(operation, while: side, grace: grace, settle: settle)
                 findings.withLock { $0[index] = finding }
                 group.leave()
             }.start()
         }
-        _ = group.wait(timeout: .now() + Deadline.promptSeconds + grace + 2 * settleSeconds + 0.5)
+        _ = group.wait(timeout: .now() + Deadline.promptSeconds + grace + 2 * settle + 0.5)
         let seen = findings.current
         return probes.indices.map { seen[$0] }
     }
 
-    static func probe(_ operation: DictionaryOperation, while side: HeldSide, grace: Double = grace) -> ProbeFinding {
+    static func probe(
+        _ operation: DictionaryOperation, while side: HeldSide, grace: Double = grace, settle: Double = settleSeconds
+    ) -> ProbeFinding {
         let dictionary = ThreadSafeDictionary<String, Int>(["present": 1, "other": 2])
         let held = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
@@ -176,8 +182,8 @@ enum ExclusionProbe {
             _ = readBackDone.wait(timeout: .now() + grace)
         }
         releaseHolder()
-        let holderReturned = holderDone.wait(timeout: .now() + settleSeconds) == .success
-        let operationReturned = operationDone.wait(timeout: .now() + settleSeconds) == .success
+        let holderReturned = holderDone.wait(timeout: .now() + settle) == .success
+        let operationReturned = operationDone.wait(timeout: .now() + settle) == .success
 
         if early {
             guard operation == .set else { return .gotIn }

@@ -19,11 +19,8 @@ struct ExclusionTests {
     @Test("Every operation waits while a writer is inside mutate", arguments: DictionaryOperation.allCases)
     func operationsWaitForWriters(_ operation: DictionaryOperation) async {
         let place = "\(operation) while a writer is inside mutate"
-        guard ExclusionTests.keepsEntries() else {
-            // Nothing to protect yet (the untouched stub): say so at once, without a child process.
-            Issue.record(Comment(rawValue: "The dictionary does not keep its entries yet, so \(operation) cannot be checked against a writer inside mutate: make the single-thread checks pass first (keep the entries in private storage)."))
-            return
-        }
+        // Nothing to protect yet (the untouched stub): say so at once, without a child process.
+        guard EntriesKept.orRecord(checking: "\(operation) against a writer inside mutate") else { return }
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) { [name = operation.rawValue as String] in
             guard let operation = DictionaryOperation(rawValue: name) else { IsolatedCheck.finish() }
             IsolatedCheck.begin(in: "\(operation) while a writer is inside mutate")
@@ -38,11 +35,8 @@ struct ExclusionTests {
     @Test("Every write waits while a reader is inside read", arguments: DictionaryOperation.writers)
     func writesWaitForReaders(_ operation: DictionaryOperation) async {
         let place = "\(operation) while a reader is inside read"
-        guard ExclusionTests.keepsEntries() else {
-            // Nothing to protect yet (the untouched stub): say so at once, without a child process.
-            Issue.record(Comment(rawValue: "The dictionary does not keep its entries yet, so \(operation) cannot be checked against a reader inside read: make the single-thread checks pass first (keep the entries in private storage)."))
-            return
-        }
+        // Nothing to protect yet (the untouched stub): say so at once, without a child process.
+        guard EntriesKept.orRecord(checking: "\(operation) against a reader inside read") else { return }
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) { [name = operation.rawValue as String] in
             guard let operation = DictionaryOperation(rawValue: name) else { IsolatedCheck.finish() }
             IsolatedCheck.begin(in: "\(operation) while a reader is inside read")
@@ -61,12 +55,6 @@ struct ExclusionTests {
         guard !finding.isRight else { return }
         let message = explanation(of: finding, for: operation, while: side)
         Issue.record(Comment(rawValue: message + " " + failingList(besides: operation, while: side)))
-    }
-
-    /// Whether there is anything to protect yet: an untouched stub keeps nothing.
-    static func keepsEntries() -> Bool {
-        let dictionary = ThreadSafeDictionary(["k": 1])
-        return dictionary["k"] == 1 && dictionary.read({ $0["k"] }) == 1
     }
 
     static func explanation(of finding: ProbeFinding, for operation: DictionaryOperation, while side: HeldSide) -> String {
@@ -98,7 +86,8 @@ struct ExclusionTests {
         if operation == .mutate {
             return "A writer was inside mutate's body while another mutate ran: writers must be alone. Write with sync(flags: .barrier) on your private concurrent queue (a plain sync lets writers run together), or take a write lock."
         }
-        let secondWriter = ExclusionProbe.probe(.mutate, while: .writerInMutate, grace: ExclusionProbe.listingGrace)
+        let secondWriter = ExclusionProbe.probe(
+            .mutate, while: .writerInMutate, grace: ExclusionProbe.listingGrace, settle: ExclusionProbe.listingSettleSeconds)
         if !secondWriter.isRight {
             return "\(what) while a writer was inside mutate, and so did a second mutate: mutate does not keep others out while its body runs. Make mutate exclusive (sync(flags: .barrier) on your private concurrent queue, or a write lock)."
         }

@@ -18,6 +18,7 @@ struct InsertOnceTests {
 
     @Test("Racing value(forKey:orInsert:) on a fresh key runs make once and gives everyone its value")
     func makeRunsOncePerKey() async {
+        guard EntriesKept.orRecord(checking: "value(forKey:orInsert:) from 6 threads") else { return }
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
             IsolatedCheck.begin(in: "value(forKey:orInsert:) from 6 threads")
             InsertOnceTests.raceOnFreshKeys()

@@ -8,8 +8,8 @@ import ThreadSafeDictionary
 /// isolated in a child process and the crash is reported as a failed check.
 ///
 /// A crash is luck, though (on two busy cores, threads may take turns instead of colliding), so the
-/// check does not rely on it: one thread lingers inside `mutate` and looks whether the entries
-/// changed under it, and in rounds every thread removes and re-inserts its own keys at the same
+/// check does not rely on it: one thread lingers inside `mutate` until another thread finishes an
+/// operation, and looks whether the entries changed under it, and in rounds every thread removes and re-inserts its own keys at the same
 /// moment and reads them back. Unprotected writes are caught by those in every run.
 @Suite("Memory safety", .exitIsAFailure)
 struct MemorySafetyTests {
@@ -17,12 +17,13 @@ struct MemorySafetyTests {
     static let operationsPerThread = 3_000
     static let keysPerThread = 16
     static let writeRounds = 8
-    static let mutateEvery = 300
-    static let hammerNanoseconds: UInt64 = 30_000_000
+    static let lingeringWrites = 8
+    static let lingerNanoseconds: UInt64 = 5_000_000
     static let maxOperationsPerThread = 200_000
 
     @Test("Mixed set, remove, get, count, snapshot and mutate from 6 threads neither crash nor lose entries")
     func mixedOperationsAreMemorySafe() async {
+        guard EntriesKept.orRecord(checking: "mixed operations from 6 threads") else { return }
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
             IsolatedCheck.begin(in: "mixed operations from 6 threads")
             MemorySafetyTests.hammerFromManyThreads()
@@ -55,6 +56,8 @@ struct MemorySafetyTests {
         let together = StartBarrier(parties: threads)
         let lostWrites = Locked(0)
         let changedInsideMutate = Locked(0)
+        let progress = Locked(0)  // values the other threads have finished storing
+        let lingeringDone = Locked(false)
         ThreadGang.run(threads, in: "mixed operations from 6 threads") { thread in
             // A cheap generator: the system one makes a system call per number, and the threads
             // would spend their time there instead of inside the dictionary.
@@ -63,31 +66,36 @@ struct MemorySafetyTests {
             // it (copy-on-write): unprotected, two threads copying and replacing it at once lose
             // writes or free it twice.
             var pinned: [Int: Int] = [:]
-            // Every thread keeps going for a while, not for a count: on two busy cores, a short
-            // burst of work can run from start to end before another thread gets a core.
             guard together.arrive() else { return }
-            let end = DispatchTime.now().uptimeNanoseconds + hammerNanoseconds
-            var step = 0
-            while step < operationsPerThread || (DispatchTime.now().uptimeNanoseconds < end && step < maxOperationsPerThread) {
-                defer { step += 1 }
-                let slot = step % keysPerThread
-                if thread == 0 && step % mutateEvery == 0 {
-                    // A writer that lingers inside mutate: nobody else may change the entries
-                    // meanwhile. Its pause hands the cores to the other threads, so unprotected
-                    // writes land inside it at once.
+            if thread == 0 {
+                // A writer that lingers inside mutate until another thread finishes storing a value
+                // (which only code without exclusion allows) or 5 ms pass: nobody may change the
+                // entries meanwhile. The other threads keep going until it is done, so some are
+                // always trying to get in.
+                for _ in 0..<lingeringWrites {
                     dictionary.mutate { entries in
                         let before = entries
-                        usleep(300)
+                        let seen = progress.current
+                        let end = DispatchTime.now().uptimeNanoseconds + lingerNanoseconds
+                        while progress.current == seen && DispatchTime.now().uptimeNanoseconds < end { usleep(50) }
                         if entries != before { changedInsideMutate.withLock { $0 += 1 } }
                     }
-                    continue
                 }
-                switch Int.random(in: 0..<6, using: &random) {
-                case 0, 1: dictionary[key(thread, slot)] = step
-                case 2: dictionary.removeValue(forKey: key(thread, slot))
-                case 3: _ = dictionary[key(Int.random(in: 0..<threads, using: &random), slot)]
-                case 4: _ = dictionary.count + (dictionary.isEmpty ? 1 : 0)
-                default: pinned = dictionary.snapshot()
+                lingeringDone.withLock { $0 = true }
+            } else {
+                var step = 0
+                while step < operationsPerThread || (!lingeringDone.current && step < maxOperationsPerThread) {
+                    let slot = step % keysPerThread
+                    switch Int.random(in: 0..<6, using: &random) {
+                    case 0, 1:
+                        dictionary[key(thread, slot)] = step
+                        progress.withLock { $0 += 1 }
+                    case 2: dictionary.removeValue(forKey: key(thread, slot))
+                    case 3: _ = dictionary[key(Int.random(in: 0..<threads, using: &random), slot)]
+                    case 4: _ = dictionary.count + (dictionary.isEmpty ? 1 : 0)
+                    default: pinned = dictionary.snapshot()
+                    }
+                    step += 1
                 }
             }
             // Then rounds in which every thread removes its own keys, inserts them again at the same

@@ -10,6 +10,7 @@ struct ReaderWriterTests {
 
     @Test("Two readers can be inside read at the same time")
     func readersRunTogether() async {
+        guard EntriesKept.orRecord(checking: "reading from two threads") else { return }
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
             IsolatedCheck.begin(in: "two concurrent read calls")
             ReaderWriterTests.twoReadersMeet()
@@ -40,6 +41,7 @@ struct ReaderWriterTests {
 
     @Test("No reader is inside read while mutate runs, and no two writers overlap")
     func writersAreExclusive() async {
+        guard EntriesKept.orRecord(checking: "read and mutate from 6 threads") else { return }
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
             IsolatedCheck.begin(in: "read and mutate from 6 threads")
             ReaderWriterTests.readersAndWritersNeverOverlap()

@@ -16,10 +16,13 @@ struct SnapshotConsistencyTests {
     static let maxMoves = 200_000
     static let observations = 400
     static let minimumMovesObserved = 200
+    static let lingeringMoves = 6
+    static let lingerNanoseconds: UInt64 = 5_000_000
     static let maxObservations = 100_000
 
     @Test("snapshot() and read never see a half-done mutate")
     func snapshotsAreConsistent() async {
+        guard EntriesKept.orRecord(checking: "snapshot and read during mutate") else { return }
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
             IsolatedCheck.begin(in: "snapshot and read during mutate")
             SnapshotConsistencyTests.observeWhileMoving()
@@ -33,6 +36,7 @@ struct SnapshotConsistencyTests {
     struct Observed {
         var snapshotSums: [Int] = []
         var readSums: [Int] = []
+        var counts: (snapshots: Int, reads: Int) { (snapshotSums.count, readSums.count) }
     }
 
     static func observeWhileMoving() {
@@ -42,28 +46,43 @@ struct SnapshotConsistencyTests {
         let observed = Locked(Observed())
         let observersDone = Locked(0)
         let moves = Locked(0)
+        let lingered = Locked(0)  // lingering moves done
         ThreadGang.run(4, in: "snapshot and read during mutate") { index in
             var random = SystemRandomNumberGenerator()
             defer { if index >= 2 { observersDone.withLock { $0 += 1 } } }
             switch index {
             case 0, 1:  // writers: move one unit at a time between random keys
-                for _ in 0..<maxMoves {
+                for move in 0..<maxMoves {
                     if observersDone.current == 2 { break }
                     let from = Int.random(in: 0..<keys, using: &random)
                     let to = (from + Int.random(in: 1..<keys, using: &random)) % keys
+                    let lingers = index == 0 && move < lingeringMoves
                     dictionary.mutate { entries in
                         entries[from, default: 0] -= 1
-                        // Half done: a reader that gets in now sees one unit missing.
-                        usleep(20)
+                        // Half done: an observer that gets in now sees one unit missing. The first
+                        // moves of one writer linger here until both observers have finished an
+                        // observation (which only a broken implementation allows) or 5 ms pass.
+                        if lingers {
+                            let before = observed.current.counts
+                            let end = DispatchTime.now().uptimeNanoseconds + lingerNanoseconds
+                            while DispatchTime.now().uptimeNanoseconds < end {
+                                let now = observed.current.counts
+                                if now.snapshots > before.snapshots && now.reads > before.reads { break }
+                                usleep(50)
+                            }
+                        } else {
+                            usleep(20)
+                        }
                         entries[to, default: 0] += 1
                     }
                     moves.withLock { $0 += 1 }
+                    if lingers { lingered.withLock { $0 += 1 } }
                 }
             case 2:
                 // Keep observing until the writers have moved for a while: unprotected, a burst
                 // of observations can end before a writer ever gets a core.
                 var done = 0
-                while done < observations || (moves.current < minimumMovesObserved && done < maxObservations) {
+                while done < observations || ((moves.current < minimumMovesObserved || lingered.current < lingeringMoves) && done < maxObservations) {
                     let sum = dictionary.snapshot().values.reduce(0, +)
                     observed.withLock { $0.snapshotSums.append(sum) }
                     done += 1
@@ -73,7 +92,7 @@ struct SnapshotConsistencyTests {
                 // Keep observing until the writers have moved for a while: unprotected, a burst
                 // of observations can end before a writer ever gets a core.
                 var done = 0
-                while done < observations || (moves.current < minimumMovesObserved && done < maxObservations) {
+                while done < observations || ((moves.current < minimumMovesObserved || lingered.current < lingeringMoves) && done < maxObservations) {
                     let sum = dictionary.read { $0.values.reduce(0, +) }
                     observed.withLock { $0.readSums.append(sum) }
                     done += 1
