@@ -19,7 +19,9 @@ public struct BuildMode: Sendable, Equatable {
     /// Each mode keeps its own build folder, so switching never rebuilds everything. The
     /// learner's mode shares `.build` with `swift test`.
     public var scratchPath: String {
-        if let variant { return ".build-variant-\(variant)" + (sanitize ? "-tsan" : "") }
+        // All variants share one folder: switching rebuilds only the exercise modules and
+        // their suites, not the support code, the grader and the given code.
+        if variant != nil { return ".build-variants" + (sanitize ? "-tsan" : "") }
         switch (solutions, sanitize) {
         case (false, false): return ".build"
         case (true, false): return ".build-solutions"

@@ -35,6 +35,9 @@ public struct GradingSession {
     public var testEnvironment: [String: String] = [:]
     /// Replaces the test binary; for the grader's own tests.
     var testCommand: [String]?
+    /// Output after which a suite run is stopped (verify lowers it for its print-forever run,
+    /// which tests the same mechanism in less time).
+    public var outputLimit = ChildLimits(deadline: 0).outputLimit
 
     public init(layout: KataLayout, rubric: Rubric, mode: BuildMode, repetitions: Int = 1,
                 timeoutOverride: Double? = nil, progress: any GradingProgress = SilentProgress()) {
@@ -102,7 +105,8 @@ public struct GradingSession {
     /// plus its reruns).
     func gradeOnce(_ exercises: [Rubric.Exercise], excluded: [String]) throws -> [String: (run: SuiteRun, seconds: Double)] {
         let runner = SuiteRunner(layout: layout, mode: mode, excluded: excluded, workDirectory: workDirectory,
-                                 progress: progress, environment: testEnvironment, testCommand: testCommand)
+                                 progress: progress, environment: testEnvironment, testCommand: testCommand,
+                                 outputLimit: outputLimit)
         let together = try runner.run(
             name: "all", filter: SuiteRunner.filter(suitesOf: exercises.map(\.name)), parallel: true,
             deadline: exercises.map(deadline).max() ?? Rubric.defaultTimeoutSeconds)

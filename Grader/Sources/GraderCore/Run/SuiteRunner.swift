@@ -20,6 +20,7 @@ struct SuiteRunner {
     var environment: [String: String] = [:]
     /// Replaces the test binary (the grader's tests run a script that writes event streams).
     var testCommand: [String]?
+    var outputLimit = ChildLimits(deadline: 0).outputLimit
 
     /// How long a process may linger after its run ended.
     static let lingerSeconds = 1.5
@@ -43,7 +44,8 @@ struct SuiteRunner {
         let tail = EventStreamTail(url: streamFile)
         let termination = try ChildProcess.run(
             (testCommand ?? mode.testCommand) + BuildMode.testOptions(filter: filter, eventStream: streamFile.path, parallel: parallel, skipping: skipping),
-            in: layout.root, environment: environment, outputFile: outputFile, limits: ChildLimits(deadline: deadline)
+            in: layout.root, environment: environment, outputFile: outputFile,
+            limits: ChildLimits(deadline: deadline, outputLimit: outputLimit)
         ) {
             tail.poll()
             progress.running(tail.running.map { ($0.test, $0.seconds) })
