@@ -66,5 +66,27 @@ struct LifetimeTests {
         Thread.sleep(forTimeInterval: 0.2)
         #expect(lab.count == 1, "After start() was called three times, one 700 ms stall gave \(lab.count) reports \(lab.durations). start() on a started monitor does nothing: one timer, one report per stall.")
         monitor.stop()
+        countPings()
+    }
+
+    /// With a threshold of 0, every answered ping waited longer than the threshold, so a monitor
+    /// that decides when the ping is answered reports every ping: the reports count the pings.
+    /// One timer sends at most one ping per interval; a second start() half an interval later
+    /// that starts a second timer doubles that. (A monitor that decides on the timer's tick
+    /// reports nearly nothing here, and passes: this is an upper bound.)
+    static func countPings() {
+        let lab = StallLab("pings counted")
+        let monitor = lab.makeMonitor(thresholdMs: 0, intervalMs: 20)
+        let began = StallLab.now
+        monitor.start()
+        Thread.sleep(forTimeInterval: 0.01)
+        monitor.start()
+        Thread.sleep(forTimeInterval: 0.6)
+        monitor.stop()
+        let seconds = Double(StallLab.now &- began) / 1e9
+        let oneTimer = Int(seconds / 0.02) + 1
+        // A repeating timer never fires more often than its schedule: late ticks are merged.
+        let limit = oneTimer + oneTimer / 5 + 3
+        #expect(lab.count <= limit, "With a threshold of 0 every answered ping is a stall, and \(lab.count) were reported in \(String(format: "%.2f", seconds)) s with an interval of 20 ms: one timer sends at most \(oneTimer) pings in that time. The second start(), half an interval after the first, started a second timer: start() on a started monitor must do nothing.")
     }
 }

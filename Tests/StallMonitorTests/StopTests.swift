@@ -73,6 +73,17 @@ struct StopTests {
         guard stopped, lab.drain() else { return }
         Thread.sleep(forTimeInterval: 0.2)
         #expect(lab.count == 1, "A stall in progress while 4 threads called stop() was reported after stop() returned: \(lab.count) reports \(lab.durations), expected only the one before. Check the stop flag (under a lock) when a report is delivered.")
+        // Then 100 fresh started monitors, each stopped by 4 threads released together: an
+        // unprotected "take the timer, cancel it" lets two threads release the same timer.
+        let monitors = (0..<100).map { _ in lab.makeMonitor(thresholdMs: 100, intervalMs: 20) }
+        monitors.forEach { $0.start() }
+        let together = StartBarrier(parties: 4)
+        ThreadGang.run(4, in: "100 monitors, each stopped from 4 threads at once") { _ in
+            for monitor in monitors {
+                guard together.arrive() else { return }
+                monitor.stop()
+            }
+        }
     }
 
     @Test("stop() from inside the report callback returns, and nothing is reported after")
