@@ -32,9 +32,10 @@ struct LifetimeTests {
             let monitor = lab.makeMonitor(thresholdMs: 100, intervalMs: 20)
             released.value = monitor
             monitor.start()
-            guard StopTests.provesItWorks(lab) else { return }
+            guard StopTests.provesItWorks(lab) != nil else { return }
             withExtendedLifetime(monitor) {}
         }
+        let before = lab.count
         // The last reference is gone. Pings or a timer tick in flight may hold it for a moment.
         let freed = Deadline.waitUntil(seconds: Deadline.promptSeconds, in: "releasing a started monitor",
                                        waitingFor: "the monitor being freed",
@@ -44,7 +45,7 @@ struct LifetimeTests {
         guard freed else { return }
         guard lab.stall(seconds: 0.5) != nil else { return }
         Thread.sleep(forTimeInterval: 0.2)
-        #expect(lab.count == 1, "A monitor was released, and a later stall of its queue was still reported (\(lab.count) reports \(lab.durations)): its timer still runs. Cancel the timer in deinit, and let nothing but the monitor keep it.")
+        #expect(lab.count == before, "A monitor was released, and a later stall of its queue was still reported (\(lab.count) reports \(lab.durations)): its timer still runs. Cancel the timer in deinit, and let nothing but the monitor keep it.")
     }
 
     @Test("start() from 2 threads at once and again: no crash, one timer, one report per stall")
@@ -62,9 +63,9 @@ struct LifetimeTests {
         let monitor = lab.makeMonitor(thresholdMs: 100, intervalMs: 20)
         guard ThreadGang.run(2, seconds: 2, in: "start() called from 2 threads at once", { _ in monitor.start() }) else { return }
         monitor.start()
-        guard StopTests.provesItWorks(lab) else { return }
+        guard let stalls = StopTests.provesItWorks(lab) else { return }
         Thread.sleep(forTimeInterval: 0.2)
-        #expect(lab.count == 1, "After start() was called three times, one 700 ms stall gave \(lab.count) reports \(lab.durations). start() on a started monitor does nothing: one timer, one report per stall.")
+        #expect(lab.count <= stalls, "After start() was called three times, \(stalls) stall(s) of 700 ms gave \(lab.count) reports \(lab.durations). start() on a started monitor does nothing: one timer, one report per stall.")
         monitor.stop()
         countPings()
     }

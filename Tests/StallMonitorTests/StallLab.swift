@@ -116,6 +116,16 @@ final class StallLab: @unchecked Sendable {
         return true
     }
 
+    /// True once at least `number` reports came, waiting at most `seconds`; records nothing.
+    func hasReport(_ number: Int = 1, within seconds: Double) -> Bool {
+        let end = Self.now + UInt64(seconds * 1e9)
+        while count < number {
+            if Self.now >= end { return false }
+            usleep(1_000)
+        }
+        return true
+    }
+
     /// The durations reported so far, for messages: "[0.58 s, 0.61 s]".
     var durations: String {
         "[" + deliveries.current.map { String(format: "%.2f s", $0.stall.duration) }.joined(separator: ", ") + "]"
