@@ -33,7 +33,8 @@ struct ReportTests {
         // A responsive queue for 6 intervals: nothing to report.
         Thread.sleep(forTimeInterval: 0.3)
         #expect(lab.count == 0, "The watched queue was idle, answering every ping at once, yet \(lab.count) stall(s) were reported \(lab.durations). Report only a ping that waited at least the threshold.")
-        guard let block = lab.stall(seconds: 1.0) else { return }
+        // Inline: the stall starts the moment it is queued, so no ping waits longer than it.
+        guard let block = lab.stall(seconds: 1.0, inline: true) else { return }
         guard lab.waitForReport(1, missing: "The watched queue was blocked for 1 s (threshold 500 ms, interval 50 ms), and no stall was reported within \(StallLab.deliveryGrace) s after it answered. \(StallLab.noReportHint)")
         else { return }
         // Eight more intervals: time for any extra report to show up.
@@ -67,7 +68,7 @@ struct ReportTests {
         let proof = StallLab("stalled queue")
         let proofMonitor = proof.makeMonitor(thresholdMs: 100, intervalMs: 20)
         proofMonitor.start()
-        // 1.2 s of back-to-back 100 ms blocks. Each block queues the next one when it ends, so
+        // 1.5 s of back-to-back 100 ms blocks. Each block queues the next one when it ends, so
         // a ping sent meanwhile runs between two blocks: no ping waits much more than 100 ms.
         let done = DispatchSemaphore(value: 0)
         let watched = lab.watched
@@ -75,14 +76,14 @@ struct ReportTests {
             Thread.sleep(forTimeInterval: 0.1)
             if remaining > 1 { watched.async { busy(remaining - 1) } } else { done.signal() }
         }
-        watched.async { busy(12) }
-        guard StopTests.provesItWorks(proof) else { return }
-        guard Deadline.wait(for: done, seconds: 1.2 + Deadline.promptSeconds, in: "the busy watched queue",
-                            waitingFor: "twelve 100 ms blocks running", hint: "Something your monitor sent to the watched queue did not return: a ping must be a tiny block that never waits.")
+        watched.async { busy(15) }
+        guard StopTests.provesItWorks(proof) != nil else { return }
+        guard Deadline.wait(for: done, seconds: 1.5 + Deadline.promptSeconds, in: "the busy watched queue",
+                            waitingFor: "fifteen 100 ms blocks running", hint: "Something your monitor sent to the watched queue did not return: a ping must be a tiny block that never waits.")
         else { return }
         guard lab.drain() else { return }
         Thread.sleep(forTimeInterval: 0.3)
-        #expect(lab.count == 0, "The watched queue ran twelve 100 ms blocks in a row, answering every ping within about 100 ms (threshold 600 ms), and \(lab.count) stall(s) were reported \(lab.durations). Compare how long one ping waited with the threshold, not with the interval, and send no new ping while one is unanswered, so that late pings do not add up.")
+        #expect(lab.count == 0, "The watched queue ran fifteen 100 ms blocks in a row, answering every ping within about 100 ms (threshold 600 ms), and \(lab.count) stall(s) were reported \(lab.durations). Compare how long one ping waited with the threshold, not with the interval, and send no new ping while one is unanswered, so that late pings do not add up.")
         monitor.stop()
         proofMonitor.stop()
     }

@@ -57,9 +57,19 @@ final class StallLab: @unchecked Sendable {
     /// the watched queue has run what was queued behind it (a correct monitor's ping). With
     /// `drainReports`, also waits for the report queue to run what was queued on it by then.
     /// Returns when the block was queued, when it ended, or nil after recording a missed deadline.
+    /// `inline` runs the block with `watched.sync` on the calling thread, so that it starts at
+    /// once instead of whenever a worker thread wakes up (on a loaded machine, up to 200 ms later).
     @discardableResult
-    func stall(seconds: Double, drainReports: Bool = true) -> (queued: UInt64, end: UInt64)? {
+    func stall(seconds: Double, drainReports: Bool = true, inline: Bool = false) -> (queued: UInt64, end: UInt64)? {
         let times = Locked((queued: Self.now, end: UInt64(0)))
+        if inline {
+            watched.sync {
+                Thread.sleep(forTimeInterval: seconds)
+                times.withLock { $0.end = Self.now }
+            }
+            guard drain(reports: drainReports) else { return nil }
+            return times.current
+        }
         let done = DispatchSemaphore(value: 0)
         watched.async {
             Thread.sleep(forTimeInterval: seconds)
@@ -101,6 +111,16 @@ final class StallLab: @unchecked Sendable {
                 Issue.record(Comment(rawValue: missing()), sourceLocation: sourceLocation)
                 return false
             }
+            usleep(1_000)
+        }
+        return true
+    }
+
+    /// True once at least `number` reports came, waiting at most `seconds`; records nothing.
+    func hasReport(_ number: Int = 1, within seconds: Double) -> Bool {
+        let end = Self.now + UInt64(seconds * 1e9)
+        while count < number {
+            if Self.now >= end { return false }
             usleep(1_000)
         }
         return true
