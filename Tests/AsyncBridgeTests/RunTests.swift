@@ -62,7 +62,7 @@ struct RunTests {
         case .threw:
             Issue.record("run(BlockOperation) \(quickOutcome.summary); it should return.")
         }
-        if quickOutcome.ended {
+        if case .returned(true) = quickOutcome {
             await Awaiting.until(in: "run with a BlockOperation", waitingFor: "the operation's own completionBlock running",
                                  hint: "completionBlock belongs to the caller: run must not replace it (wait with a dependent operation instead, or call the old block too).") { completionRan.current }
         }
