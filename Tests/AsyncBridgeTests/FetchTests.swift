@@ -147,7 +147,7 @@ struct FetchTests {
         client.releaseLate(with: .success(payload("cancelled early")))
     }
 
-    @Test("Many fetches wait together: 16 per core are all waiting for their callbacks at the same time")
+    @Test("Waiting holds no thread: of 16 fetches per core, at least 4 per core wait for their callbacks at the same time")
     func manyFetchesWaitTogether() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
             IsolatedCheck.begin(in: "many fetches at once")
@@ -159,8 +159,9 @@ struct FetchTests {
 
     static var manyCount: Int { min(64, 16 * max(1, ProcessInfo.processInfo.activeProcessorCount)) }
     /// A correct fetch has every call waiting within milliseconds; this is the patience before
-    /// concluding that each waiting call holds a thread.
-    static let togetherPatience: Double = 1.5
+    /// concluding that each waiting call holds a thread (generous: once, on a machine with a load
+    /// average of 60, a whole test process stalled for more than a second).
+    static let togetherPatience: Double = Deadline.promptSeconds
     /// A fetch that blocks its thread while it waits can never have more calls waiting than the
     /// cooperative pool has threads (one per core). Four times that many is proof enough that
     /// waiting holds no thread, also on a machine so loaded that not every call got in in time.
@@ -181,7 +182,7 @@ struct FetchTests {
         let peak = Locked(0)
         await Awaiting.onDedicatedThread(seconds: togetherPatience, until: {
             peak.withLock { $0 = max($0, client.heldCount) }
-            return client.heldCount >= count || ended.current == count
+            return client.heldCount >= enoughToProve || ended.current == count
         }, then: { _ in
             answerNow.withLock { $0 = true }
             client.releaseAll { key in .success(payload(key)) }
