@@ -103,7 +103,7 @@ struct FetchTests {
         let task = Tracked { try await fetch("silent", using: client) }
         guard await Awaiting.until(in: "fetch with a silent client", waitingFor: "client.fetch being called",
                                    unless: { client.fetchCount == 0 && task.isFinished ? "fetch ended without calling client.fetch: call it, and suspend until its completion handler resumes you." : nil },
-                                   { client.fetchCount == 1 }) else { return }
+                                   { client.fetchCount >= 1 }) else { return }
         task.cancel()
         let outcome = await Awaiting.outcome(of: task, within: cancelPatience)
         if !outcome.ended {
@@ -147,7 +147,7 @@ struct FetchTests {
         client.releaseLate(with: .success(payload("cancelled early")))
     }
 
-    @Test("Many fetches wait together: 16 per core are all waiting for their callbacks at the same time")
+    @Test("Waiting holds no thread: of 16 fetches per core, at least 4 per core wait for their callbacks at the same time")
     func manyFetchesWaitTogether() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
             IsolatedCheck.begin(in: "many fetches at once")
@@ -159,8 +159,13 @@ struct FetchTests {
 
     static var manyCount: Int { min(64, 16 * max(1, ProcessInfo.processInfo.activeProcessorCount)) }
     /// A correct fetch has every call waiting within milliseconds; this is the patience before
-    /// concluding that each waiting call holds a thread.
-    static let togetherPatience: Double = 1.5
+    /// concluding that each waiting call holds a thread (generous: once, on a machine with a load
+    /// average of 60, a whole test process stalled for more than a second).
+    static let togetherPatience: Double = Deadline.promptSeconds
+    /// A fetch that blocks its thread while it waits can never have more calls waiting than the
+    /// cooperative pool has threads (one per core). Four times that many is proof enough that
+    /// waiting holds no thread, also on a machine so loaded that not every call got in in time.
+    static var enoughToProve: Int { min(manyCount, 4 * max(1, ProcessInfo.processInfo.activeProcessorCount)) }
 
     static func manyAtOnce() async {
         let count = manyCount
@@ -177,7 +182,7 @@ struct FetchTests {
         let peak = Locked(0)
         await Awaiting.onDedicatedThread(seconds: togetherPatience, until: {
             peak.withLock { $0 = max($0, client.heldCount) }
-            return client.heldCount >= count || ended.current == count
+            return client.heldCount >= enoughToProve || ended.current == count
         }, then: { _ in
             answerNow.withLock { $0 = true }
             client.releaseAll { key in .success(payload(key)) }
@@ -193,7 +198,7 @@ struct FetchTests {
         }
         if ended.current == count && peak.current == 0 {
             Issue.record("All \(count) fetches ended without waiting for the client: none of them was waiting for its callback.")
-        } else if peak.current < count {
+        } else if peak.current < count && peak.current < enoughToProve {
             Issue.record("Only \(peak.current) of \(count) fetches were waiting for their callbacks at the same time (\(ProcessInfo.processInfo.activeProcessorCount) cores). Each waiting fetch held a thread: a semaphore or other blocking wait inside an async function parks one of the few cooperative threads, and the rest wait in line. Suspend with a continuation instead.")
         }
     }

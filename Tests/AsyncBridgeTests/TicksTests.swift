@@ -9,8 +9,27 @@ import Testing
 struct TicksTests {
     static let interval = 0.04
     static var dispatchInterval: DispatchTimeInterval { .milliseconds(Int(interval * 1000)) }
-    /// How long after the consumer stopped a stray fire is looked for.
-    static let quietPeriod = 6 * interval
+    /// How many times a control timer of the check's own must fire, after the consumer stopped,
+    /// before the check believes that the learner's timer has stopped too. Events, not a clock:
+    /// on a loaded machine both timers are late together.
+    static let controlFires = 4
+
+    /// Counts the learner's fires beyond `before` until the control timer has fired
+    /// `controlFires` times (a stray fire ends the wait at once).
+    static func strayFires(after before: Int, _ fires: Locked<Int>) async -> Int {
+        let control = Locked(0)
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "control timer"))
+        timer.schedule(deadline: .now() + interval, repeating: interval)
+        timer.setEventHandler { control.withLock { $0 += 1 } }
+        timer.resume()
+        defer { timer.cancel() }
+        await Awaiting.until(seconds: 2 * Deadline.promptSeconds, in: "the check's control timer", waitingFor: "4 fires") {
+            control.current >= controlFires || fires.current > before
+        }
+        // One more look, after the control's last fire: a stray fire is due at about the same moment.
+        try? await Task.sleep(nanoseconds: UInt64(interval * 0.5e9))
+        return fires.current - before
+    }
 
     @Test("Ticks 0, 1, 2, 3, 4 come in order at about the interval, and onFire runs for each")
     func ticksInOrder() async {
@@ -76,9 +95,8 @@ struct TicksTests {
             Issue.record("A consumer waiting for tick 2 to break \(outcome.summary)\(outcome.ended ? "" : " after \(Int(Deadline.promptSeconds)) s"): the stream should tick 0, 1, 2, … every interval.")
             return
         }
-        try? await Task.sleep(nanoseconds: UInt64(quietPeriod * 1e9))
-        let stray = fires.current - firesWhenStopped
-        #expect(stray == 0, "The timer fired \(stray) more times in the \(Int(quietPeriod * 1000)) ms after the consumer broke out of the loop. Cancel the timer in continuation.onTermination, which runs when the consumer stops iterating, not when a later yield finds nobody listening.")
+        let stray = await strayFires(after: firesWhenStopped, fires)
+        #expect(stray == 0, "The timer fired \(stray) more times after the consumer broke out of the loop (while a timer of the check's own, every 40 ms too, fired \(controlFires) times). Cancel the timer in continuation.onTermination, which runs when the consumer stops iterating, not when a later yield finds nobody listening.")
     }
 
     @Test("After the consuming task is cancelled, the timer stops firing")
@@ -110,8 +128,7 @@ struct TicksTests {
             Issue.record("The consumer's loop did not end after its task was cancelled.")
             return
         }
-        try? await Task.sleep(nanoseconds: UInt64(quietPeriod * 1e9))
-        let stray = fires.current - firesWhenStopped
-        #expect(stray == 0, "The timer fired \(stray) more times in the \(Int(quietPeriod * 1000)) ms after the consuming task was cancelled. Cancelling the task ends the stream (onTermination runs with .cancelled): cancel the timer there.")
+        let stray = await strayFires(after: firesWhenStopped, fires)
+        #expect(stray == 0, "The timer fired \(stray) more times after the consuming task was cancelled (while a timer of the check's own, every 40 ms too, fired \(controlFires) times). Cancelling the task ends the stream (onTermination runs with .cancelled): cancel the timer there.")
     }
 }
