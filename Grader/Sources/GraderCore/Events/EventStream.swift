@@ -76,8 +76,11 @@ public struct EventStream: Sendable {
     /// From the first test's start to the last test's end: how long these tests took, even
     /// when they ran alongside others.
     public var activeSeconds: Double {
-        let starts = runs.values.compactMap(\.startedAt)
-        let ends = runs.values.compactMap(\.endedAt)
+        // Test functions only: Swift Testing starts every suite at once in a parallel run.
+        let functions = Set(declared.map(\.id))
+        let checks = runs.filter { functions.contains($0.key) }.values
+        let starts = checks.compactMap(\.startedAt)
+        let ends = checks.compactMap(\.endedAt)
         guard let first = starts.min(), let last = ends.max(), last > first else { return 0 }
         return last - first
     }
