@@ -13,6 +13,17 @@ import ThrottledDownloader
 struct EndToEndTests {
     @Test("Against a loopback HTTP server, at most maxConcurrent requests arrive at once, exactly that many at the peak, and every body arrives intact")
     func loopbackServerSeesTheLimit() async {
+        // Isolated: a downloader that blocks one thread per URL starves the shared queues, and
+        // would stall every check in this process; in its own process it fails only this one.
+        let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
+            IsolatedCheck.begin(seconds: 8, in: "12 HTTP downloads limited to 3")
+            await EndToEndTests.loopbackServerSeesTheLimitBody()
+            IsolatedCheck.finish()
+        }
+        IsolatedCheck.explain(ending, in: "12 HTTP downloads limited to 3", crashHint: "A crash here usually means a DispatchGroup was left more often than entered (a URL settled twice), or the process ran out of threads (one blocked wait() per URL on a global queue). A watchdog ending means the check stalled: threads blocked in wait() can starve the queues everything else needs.")
+    }
+
+    static func loopbackServerSeesTheLimitBody() async {
         guard let server = LoopbackHTTPServer(latency: 0.08, maxRequests: 40) else {
             Issue.record("Could not start the test's HTTP server on 127.0.0.1.")
             return

@@ -10,6 +10,17 @@ import ThrottledDownloader
 struct ResultTests {
     @Test("Results come in input order, one per URL; a failing URL does not affect the others; completion runs once, also for an empty list")
     func resultsInInputOrder() async {
+        // Isolated: a downloader that blocks one thread per URL starves the shared queues, and
+        // would stall every check in this process; in its own process it fails only this one.
+        let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
+            IsolatedCheck.begin(seconds: 8, in: "20 downloads in input order")
+            await ResultTests.resultsInInputOrderBody()
+            IsolatedCheck.finish()
+        }
+        IsolatedCheck.explain(ending, in: "20 downloads in input order", crashHint: "A crash here usually means a DispatchGroup was left more often than entered (a URL settled twice), or the process ran out of threads (one blocked wait() per URL on a global queue). A watchdog ending means the check stalled: threads blocked in wait() can starve the queues everything else needs.")
+    }
+
+    static func resultsInInputOrderBody() async {
         // Later URLs answer first, and every fifth one fails.
         let transport = FakeTransport { url in
             let index = Int(url.lastPathComponent.split(separator: "-").last ?? "") ?? 0
@@ -41,6 +52,17 @@ struct ResultTests {
 
     @Test("A fetch that never calls back times out as .timedOut and frees its slot exactly once, whatever comes late")
     func timeoutFreesSlotOnce() async {
+        // Isolated: a downloader that blocks one thread per URL starves the shared queues, and
+        // would stall every check in this process; in its own process it fails only this one.
+        let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
+            IsolatedCheck.begin(seconds: 8, in: "downloads with two fetches that never answer")
+            await ResultTests.timeoutFreesSlotOnceBody()
+            IsolatedCheck.finish()
+        }
+        IsolatedCheck.explain(ending, in: "downloads with two fetches that never answer", crashHint: "A crash here usually means a DispatchGroup was left more often than entered (a URL settled twice), or the process ran out of threads (one blocked wait() per URL on a global queue). A watchdog ending means the check stalled: threads blocked in wait() can starve the queues everything else needs.")
+    }
+
+    static func timeoutFreesSlotOnceBody() async {
         // Two fetches answer only after they timed out (1 s, far above the 40 ms of the others
         // even on a loaded machine), twice, while thirty 40 ms fetches
         // still wait behind them: a slot given back twice lets more than 2 of those run at once.
@@ -72,6 +94,17 @@ struct ResultTests {
 
     @Test("cancelAll() while work is pending and in flight: pending URLs never reach the transport, completion fires once with .cancelled")
     func cancelAllStopsPendingAndInFlight() async {
+        // Isolated: a downloader that blocks one thread per URL starves the shared queues, and
+        // would stall every check in this process; in its own process it fails only this one.
+        let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
+            IsolatedCheck.begin(seconds: 8, in: "cancelAll() with 2 fetches in flight and 8 pending")
+            await ResultTests.cancelAllStopsPendingAndInFlightBody()
+            IsolatedCheck.finish()
+        }
+        IsolatedCheck.explain(ending, in: "cancelAll() with 2 fetches in flight and 8 pending", crashHint: "A crash here usually means a DispatchGroup was left more often than entered (a URL settled twice), or the process ran out of threads (one blocked wait() per URL on a global queue). A watchdog ending means the check stalled: threads blocked in wait() can starve the queues everything else needs.")
+    }
+
+    static func cancelAllStopsPendingAndInFlightBody() async {
         let transport = FakeTransport { _ in .hold }
         let downloader = ThrottledDownloader(transport: transport, maxConcurrent: 2)
         let probe = CompletionProbe()

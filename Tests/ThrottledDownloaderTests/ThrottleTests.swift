@@ -12,6 +12,17 @@ struct ThrottleTests {
 
     @Test("Never more than maxConcurrent fetches in flight, and exactly maxConcurrent when there is enough work")
     func limitIsReachedNeverExceeded() async {
+        // Isolated: a downloader that blocks one thread per URL starves the shared queues, and
+        // would stall every check in this process; in its own process it fails only this one.
+        let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
+            IsolatedCheck.begin(seconds: 8, in: "30 downloads limited to 3")
+            await ThrottleTests.limitIsReachedNeverExceededBody()
+            IsolatedCheck.finish()
+        }
+        IsolatedCheck.explain(ending, in: "30 downloads limited to 3", crashHint: "A crash here usually means a DispatchGroup was left more often than entered (a URL settled twice), or the process ran out of threads (one blocked wait() per URL on a global queue). A watchdog ending means the check stalled: threads blocked in wait() can starve the queues everything else needs.")
+    }
+
+    static func limitIsReachedNeverExceededBody() async {
         let place = "30 downloads limited to 3"
         let transport = FakeTransport { _ in .succeed(after: Double.random(in: 0.002...0.006)) }
         let downloader = ThrottledDownloader(transport: transport, maxConcurrent: 3)
@@ -25,22 +36,35 @@ struct ThrottleTests {
 
     @Test("download returns at once for 1,000 URLs while every fetch is still pending")
     func downloadReturnsAtOnce() async {
+        // Isolated: a downloader that parks one blocked thread per URL exhausts the process's
+        // threads here, and the checks sharing its process would stall with it.
+        let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
+            IsolatedCheck.begin(seconds: 6, in: "download(_:completion:) with 1,000 URLs")
+            ThrottleTests.returnsWhileFetchesPending()
+            IsolatedCheck.finish()
+        }
+        IsolatedCheck.explain(ending, in: "download(_:completion:) with 1,000 URLs",
+                              crashHint: "A crash here can mean the process ran out of threads: one blocked wait() per URL on a global queue.")
+    }
+
+    /// Runs in the child process of an isolated check: blocking waits are fine there, and no
+    /// wait depends on a thread pool that the code under test may have exhausted.
+    static func returnsWhileFetchesPending() {
         let place = "download(_:completion:) with 1,000 URLs"
         let transport = FakeTransport { _ in .hold }
         let downloader = ThrottledDownloader(transport: transport, maxConcurrent: 4)
         let probe = CompletionProbe()
-        defer { transport.releaseHeld() }
-        let returned = await Await.call("download(_:completion:)", in: place,
-                                        hint: "It must not wait for slots on the caller's thread (a semaphore.wait() in the caller's loop blocks it, and a caller on the main thread freezes the app).") { () -> Bool in
-            downloader.download(urls(1_000), completion: probe.completion)
-            return true
+        guard Await.blockingCall("download(_:completion:)", in: place,
+                                 hint: "It must not wait for slots on the caller's thread (a semaphore.wait() in the caller's loop blocks it, and a caller on the main thread freezes the app).",
+                                 { downloader.download(urls(1_000), completion: probe.completion) }) else { return }
+        guard Deadline.waitUntil(seconds: Deadline.promptSeconds, in: "download of 1,000 URLs", waitingFor: "the first 4 fetches starting", hint: startHint,
+                                 { transport.fetchCount >= 4 || probe.calledBeforeFetches(transport) != nil || probe.cannotBeCalled != nil }) else { return }
+        if transport.fetchCount < 4, let reason = probe.calledBeforeFetches(transport) ?? probe.cannotBeCalled {
+            Issue.record(Comment(rawValue: reason))
+            return
         }
-        guard returned != nil else { return }
-        guard await Await.until(in: "download of 1,000 URLs", waitingFor: "the first 4 fetches starting", hint: Self.startHint,
-                                unless: { probe.calledBeforeFetches(transport) ?? probe.cannotBeCalled }, { transport.fetchCount >= 4 }) else { return }
-        await Await.pause(0.1)  // time for a fetch beyond the limit to start
+        usleep(100_000)  // time for a fetch beyond the limit to start
         #expect(transport.fetchCount == 4, "\(transport.fetchCount) fetches started while the first 4 were still pending; expected exactly 4.")
-        await Await.returns("cancelAll()", in: place, { downloader.cancelAll() })
     }
 
     @Test("While 500 URLs wait for a slot, the process's thread count stays small")
@@ -86,6 +110,17 @@ struct ThrottleTests {
 
     @Test("Several download calls at once share the one limit")
     func callsShareTheLimit() async {
+        // Isolated: a downloader that blocks one thread per URL starves the shared queues, and
+        // would stall every check in this process; in its own process it fails only this one.
+        let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
+            IsolatedCheck.begin(seconds: 8, in: "three download calls sharing 2 slots")
+            await ThrottleTests.callsShareTheLimitBody()
+            IsolatedCheck.finish()
+        }
+        IsolatedCheck.explain(ending, in: "three download calls sharing 2 slots", crashHint: "A crash here usually means a DispatchGroup was left more often than entered (a URL settled twice), or the process ran out of threads (one blocked wait() per URL on a global queue). A watchdog ending means the check stalled: threads blocked in wait() can starve the queues everything else needs.")
+    }
+
+    static func callsShareTheLimitBody() async {
         let place = "three download calls at once"
         let transport = FakeTransport { _ in .succeed(after: 0.004) }
         let downloader = ThrottledDownloader(transport: transport, maxConcurrent: 2)

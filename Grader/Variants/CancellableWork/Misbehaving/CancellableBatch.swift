@@ -64,6 +64,6 @@ public final class CancellableBatch<Value: Sendable>: @unchecked Sendable {
     /// Waits for the batch to end; `.timedOut` if it did not end before the deadline.
     public func wait(timeout: DispatchTime) -> DispatchTimeoutResult {
         Tripwire.call()
-        .timedOut  // TODO
+        return .timedOut  // TODO
     }
 }

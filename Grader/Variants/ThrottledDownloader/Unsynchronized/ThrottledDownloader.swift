@@ -4,7 +4,8 @@ import Foundation
 /// Downloads many URLs with at most `maxConcurrent` transfers in flight.
 ///
 /// Grader variant "Unsynchronized": the reference solution with every lock removed
-/// (the semaphore, the throttle itself, stays).
+/// and the semaphore gone too: no synchronization at all, so no throttle either. What is left
+/// keeps the results in input order and settles each URL through the DispatchGroup.
 ///
 /// Reference solution. One private serial queue, the feeder, walks through the URLs and takes a
 /// slot from a `DispatchSemaphore` before each fetch: only the feeder's one thread ever blocks
@@ -72,16 +73,14 @@ public final class ThrottledDownloader: @unchecked Sendable {
         // feeder could wake on a freed slot and start a pending URL that is about to be cancelled.
         let items = Array(unsettled.values)
         let freedSlots = items.filter { markSettled($0, with: .failure(.cancelled)) }.count
-        for _ in 0..<freedSlots { slots.signal() }
+        _ = freedSlots
         for item in items { item.request.group.leave() }
     }
 
     /// Runs on the feeder: waits for a slot, then starts the fetch and its timeout.
     private func feed(_ item: Item) {
         if isSettled(item) { return }  // cancelled while pending: needs no slot
-        slots.wait()
         guard item.stage == .pending else {
-            slots.signal()  // cancelled while waiting for the slot
             return
         }
         item.stage = .inFlight
@@ -102,7 +101,7 @@ public final class ThrottledDownloader: @unchecked Sendable {
             return
         }
         let heldSlot = markSettled(item, with: result)
-        if heldSlot { slots.signal() }
+        _ = heldSlot
         item.request.group.leave()
     }
 
