@@ -5,8 +5,7 @@ import Foundation
 /// the moment `KATA_MISBEHAVE` names, so that verify can prove that no misbehaviour earns a point:
 /// - `exit-on-first-call`: `exit(0)` on the first call;
 /// - `exit-on-later-call-from-another-thread`: `exit(0)` on the first call that comes from another
-///   thread than the first call did;
-/// - `print-forever`: prints without end on the first call.
+///   thread than the first call did.
 public enum Tripwire {
     private static let lock = NSLock()
     nonisolated(unsafe) private static var firstCaller: Thread?
@@ -21,9 +20,6 @@ public enum Tripwire {
             let fromAnotherThread = firstCaller !== Thread.current
             lock.unlock()
             if fromAnotherThread { exit(0) }
-        case "print-forever":
-            let line = Data(String(repeating: "print-forever ", count: 8).appending("\n").utf8)
-            while true { FileHandle.standardOutput.write(line) }
         default:
             break
         }

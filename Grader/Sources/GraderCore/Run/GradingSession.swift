@@ -35,8 +35,7 @@ public struct GradingSession {
     public var testEnvironment: [String: String] = [:]
     /// Replaces the test binary; for the grader's own tests.
     var testCommand: [String]?
-    /// Output after which a suite run is stopped (verify lowers it for its print-forever run,
-    /// which tests the same mechanism in less time).
+    /// Output after which a suite run is stopped.
     public var outputLimit = ChildLimits(deadline: 0).outputLimit
 
     public init(layout: KataLayout, rubric: Rubric, mode: BuildMode, repetitions: Int = 1,

@@ -27,7 +27,8 @@ public final class GradingLock {
     ) throws -> GradingLock {
         try FileManager.default.createDirectory(at: layout.stateDirectory, withIntermediateDirectories: true)
         let file = layout.stateDirectory.appendingPathComponent("grader.lock")
-        let descriptor = open(file.path, O_RDWR | O_CREAT, 0o644)
+        // Close-on-exec: the suites' processes must not inherit (and so hold) the lock.
+        let descriptor = open(file.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw GraderError.cannotRun("cannot open \(layout.relative(file)): \(String(cString: strerror(errno)))") }
         let end = Date(timeIntervalSinceNow: seconds)
         var told = false

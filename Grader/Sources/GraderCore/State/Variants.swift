@@ -4,8 +4,9 @@ import Foundation
 /// grades, and the most points each may earn (`Grader/Variants/<Exercise>/caps.json`).
 ///
 /// Every exercise has `Misbehaving`: its stub with `Tripwire.call()` at every entry point, which
-/// exits with status 0 on the first call, or on a later call from another thread, or prints
-/// forever; it must earn nothing. Others (such as `Unsynchronized`, the solution with no synchronization at all) earn
+/// exits with status 0 on the first call, or on a later call from another thread; it must earn
+/// nothing. (Output that never ends is the grader's to stop, whatever the exercise: its own tests
+/// cover it, and an isolated check's child writes to /dev/null, where it ends at its watchdog.) Others (such as `Unsynchronized`, the solution with no synchronization at all) earn
 /// at most their cap: only what they do right.
 public struct VariantCatalog: Sendable {
     public struct Cap: Codable, Equatable, Sendable {
@@ -18,7 +19,7 @@ public struct VariantCatalog: Sendable {
 
     public static let misbehaving = "Misbehaving"
     /// The misbehaviours verify runs `Misbehaving` with (`KATA_MISBEHAVE`).
-    public static let misbehaviours = ["exit-on-first-call", "exit-on-later-call-from-another-thread", "print-forever"]
+    public static let misbehaviours = ["exit-on-first-call", "exit-on-later-call-from-another-thread"]
 
     public static func load(layout: KataLayout, rubric: Rubric) -> (VariantCatalog, problems: [String]) {
         var catalog = VariantCatalog()
@@ -39,7 +40,7 @@ public struct VariantCatalog: Sendable {
             if !names.contains(misbehaving) { problems.append("\(exercise.name) has no \(misbehaving) variant in \(layout.relative(folder))") }
             for name in names.sorted() {
                 if name == misbehaving {
-                    catalog.caps[name, default: [:]][exercise.name] = Cap(maxPoints: 0, why: "an implementation that exits early or prints forever earns nothing")
+                    catalog.caps[name, default: [:]][exercise.name] = Cap(maxPoints: 0, why: "an implementation that exits early earns nothing")
                 } else if let cap = declared[name] {
                     catalog.caps[name, default: [:]][exercise.name] = cap
                 } else {
