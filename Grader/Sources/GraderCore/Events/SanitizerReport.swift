@@ -22,9 +22,10 @@ public enum SanitizerReport {
         return findings
     }
 
-    /// `#3 … /path/Exercises/<Name>/File.swift:12:7 (…)` → ("Exercises/<Name>/File.swift", 12).
+    /// `#3 … /path/Exercises/<Name>/File.swift:12:7 (…)` → ("Exercises/<Name>/File.swift", 12);
+    /// likewise in `Solutions/`, `Given/` and verify's `Grader/Variants/`.
     static func ownFrame(_ line: String, exercise: String) -> (String, Int)? {
-        for folder in ["Exercises", "Solutions", "Given"] {
+        for folder in ["Exercises", "Solutions", "Given", "Grader/Variants"] {
             let marker = "\(folder)/\(exercise)/"
             guard let start = line.range(of: marker) else { continue }
             let rest = line[start.lowerBound...]

@@ -57,7 +57,8 @@ struct RaceCheck {
     /// its suite and the test support.
     func contentID(of exercise: String) -> String {
         let folders = [sourceFolder(exercise), "Given/\(exercise)", "Tests/\(exercise)Tests", "Tests/KataTestSupport"]
-        var text = ""
+        // The verdict also depends on how reports are read: a new version forgets old verdicts.
+        var text = "race check 2\n"
         for folder in folders {
             for path in IntegrityManifest.files(under: folder, layout: layout) {
                 text += path + " " + (IntegrityManifest.blobID(of: path, layout: layout) ?? "-") + "\n"
