@@ -37,5 +37,11 @@ struct DiagnosticsTests {
         let findings = SanitizerReport.findings(in: report, exercise: "ThreadSafeDictionary")
         #expect(findings == [SanitizerFinding(summary: "data race (pid=123)", file: "Exercises/ThreadSafeDictionary/ThreadSafeDictionary.swift", line: 27)])
         #expect(SanitizerReport.findings(in: "all good", exercise: "ThreadSafeDictionary").isEmpty)
+        let variant = """
+            WARNING: ThreadSanitizer: data race (pid=7)
+                #3 $s14AsyncOperationAAC6finishyyF /work/k/Grader/Variants/AsyncOperation/Unsynchronized/AsyncOperation.swift:71:15 (x+0x1)
+            """
+        #expect(SanitizerReport.findings(in: variant, exercise: "AsyncOperation").first?.file
+            == "Grader/Variants/AsyncOperation/Unsynchronized/AsyncOperation.swift", "verify's variants are the exercise's own code")
     }
 }
