@@ -76,13 +76,23 @@ struct QueueOrderingSelfTests_Derivation {
 
 @Suite("QueueOrdering: the jitter reaches every possible output")
 struct QueueOrderingSelfTests_Reach {
-    @Test("In-process puzzles, RunBudget.runs runs each", arguments: Puzzle.allCases.filter { !$0.happensBefore.deadlocks })
+    /// The rarest orders come a few times in 2,000 runs (2341 of concurrentAsync: 10 in 2,000 on
+    /// a quiet machine), and less often while other tests load the machine, so reaching them is
+    /// asked of up to three batches: a miss then means the jitter cannot reach an order, not bad luck.
+    @Test("In-process puzzles: every possible output within three batches of RunBudget.runs runs", arguments: Puzzle.allCases.filter { !$0.happensBefore.deadlocks })
     func inProcess(_ puzzle: Puzzle) async {
-        let tally = await PuzzleRuns.tallyOnThread(puzzle, runs: RunBudget.runs)
         let possible = puzzle.happensBefore.possibleOutputs()
-        print("REACH \(puzzle) runs=\(tally.runs) possible=\(possible.count) seen=\(tally.outputs.count): \(tally.summary)")
-        #expect(tally.outputs == possible, "\(puzzle): missing \(possible.subtracting(tally.outputs).sorted()), outside the model \(tally.outputs.subtracting(possible).sorted())")
-        #expect(tally.unfinished == 0)
+        var seen = Set<String>()
+        var unfinished = 0
+        for batch in 1...3 {
+            let tally = await PuzzleRuns.tallyOnThread(puzzle, runs: RunBudget.runs)
+            seen.formUnion(tally.outputs)
+            unfinished += tally.unfinished
+            print("REACH \(puzzle) batch \(batch) runs=\(tally.runs) possible=\(possible.count) seen=\(seen.count): \(tally.summary)")
+            if seen.isSuperset(of: possible) { break }
+        }
+        #expect(seen == possible, "\(puzzle): missing \(possible.subtracting(seen).sorted()), outside the model \(seen.subtracting(possible).sorted())")
+        #expect(unfinished == 0)
     }
 
     @Test("In-process puzzles as the checks run them (at most RunBudget.runSeconds each): nothing outside the model", arguments: Puzzle.allCases.filter { !$0.happensBefore.deadlocks })
