@@ -51,9 +51,20 @@ public enum DictionaryBenchmark {
         return Double(perThread * threads) / max(seconds, 1e-9)
     }
 
+    /// How many operations a run of `contender` should do to last about `seconds`: contended GCD
+    /// queues are a hundred times slower than an uncontended lock on Linux (futex traffic), so
+    /// a fixed count would either time fast contenders in microseconds or slow ones for seconds.
+    static func operations(lasting seconds: Double, _ measure: (Int) -> Double) -> Int {
+        let probe = 2_000
+        let perSecond = measure(probe)
+        return min(400_000, max(probe, Int(perSecond * seconds)))
+    }
+
+    /// `operations` fixes the count of every run (for tests); otherwise each cell's count is
+    /// chosen so that a run lasts about 20 ms (5 ms with `--quick`).
     public static func run(settings: BenchSettings, yours: @escaping @Sendable () -> any BenchDictionary,
-                           mixes: [Mix] = mixes, threadCounts: [Int] = threadCounts, operations: Int? = nil) -> BenchReport {
-        let operations = operations ?? (settings.quick ? 20_000 : 100_000)
+                           mixes: [Mix] = mixes, threadCounts: [Int] = threadCounts, operations fixed: Int? = nil) -> BenchReport {
+        let runSeconds = settings.quick ? 0.005 : 0.02
         let workloads = mixes.map { mix in
             BenchReport.Workload(
                 name: mix.name, description: "\(mix.readPercent) % reads, \(100 - mix.readPercent) % writes, \(keys) keys",
@@ -63,13 +74,15 @@ public enum DictionaryBenchmark {
                         implementation: contender.name, isLearner: contender.isLearner, isBaseline: contender.isBaseline,
                         samples: threadCounts.map { threads in
                             guard threads == 1 || !contender.singleThreadOnly else { return [] }
-                            return settings.samples { throughput(contender.make(), mix: mix, threads: threads, operations: operations) }
+                            let measure = { (count: Int) in throughput(contender.make(), mix: mix, threads: threads, operations: count) }
+                            let count = fixed ?? operations(lasting: runSeconds, measure)
+                            return settings.samples { measure(count) }
                         })
                 })
         }
         return BenchReport(
             exercise: "ThreadSafeDictionary", unit: "operations per second", higherIsBetter: true,
-            method: "\(operations) operations in all per run, split between threads released together from a barrier; "
+            method: "Each run does enough operations to last about \(Int(runSeconds * 1000)) ms (probed first), split between threads released together from a barrier; "
                 + "\(settings.warmUps) warm-up run, then the median of \(settings.runs) runs (spread: lowest to highest). Release build.",
             workloads: workloads)
     }

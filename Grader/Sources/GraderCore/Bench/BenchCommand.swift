@@ -61,14 +61,20 @@ struct BenchCommand {
     /// Grades the exercises (no history is written) and returns those that are complete,
     /// race check included.
     func completeExercises(_ names: [String], progress: any GradingProgress) throws -> Set<String> {
-        progress.note("Checking that \(names.joined(separator: ", ")) \(names.count == 1 ? "is" : "are") complete before measuring…")
+        // What the race check found complete, unchanged since, needs no new grade.
+        let raceCheck = RaceCheck(layout: layout, rubric: rubric, mode: BuildMode(), progress: progress)
+        let known = Set(names.filter(raceCheck.rememberedComplete))
+        let unknown = names.filter { !known.contains($0) }
+        guard !unknown.isEmpty else { return known }
+        progress.note("Checking that \(unknown.joined(separator: ", ")) \(unknown.count == 1 ? "is" : "are") complete before measuring…")
         var options = arguments
-        options.exercises = names
+        options.exercises = unknown
         options.solutions = false
         options.repetitions = 1
+        options.raceCheck = true
         let report = try GradeCommand(layout: layout, rubric: rubric, arguments: options)
-            .grade(try GraderApp.select(names, from: rubric), progress: progress)
-        return Set(report.exercises.filter(\.isComplete).map(\.name))
+            .grade(try GraderApp.select(unknown, from: rubric), progress: progress)
+        return known.union(report.exercises.filter(\.isComplete).map(\.name))
     }
 
     static let scratchPath = ".build-bench"

@@ -53,6 +53,14 @@ struct RaceCheck {
 
     func key(_ exercise: String) -> String { sourceFolder(exercise) }
 
+    /// True when this content of the exercise was found complete and free of races before: its
+    /// checks all passed (the race check runs only then) and ThreadSanitizer found nothing.
+    func rememberedComplete(_ exercise: String) -> Bool {
+        let memory = (try? JSONDecoder().decode([String: Verdict].self, from: Data(contentsOf: memoryFile))) ?? [:]
+        guard let verdict = memory[key(exercise)] else { return false }
+        return verdict.race == nil && verdict.contentID == contentID(of: exercise)
+    }
+
     /// Names every file the verdict depends on, with its content: the exercise, its given code,
     /// its suite and the test support.
     func contentID(of exercise: String) -> String {
