@@ -6,16 +6,16 @@ import Testing
 /// Waits of a check that never hold a thread of Swift's cooperative pool: on 2 cores a check
 /// parked in a blocking wait starves the other checks. Learner code that might block its caller
 /// runs on a dedicated thread, watched from here with a deadline.
-enum Await {
+public enum Await {
     /// Suspends the check for `seconds` without blocking a thread.
-    static func pause(_ seconds: Double) async {
+    public static func pause(_ seconds: Double) async {
         try? await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000))
     }
 
     /// Waits until `condition` holds (true). Gives up at once with `hopeless`'s reason when the
     /// check can see that the event will never come, or after `seconds` with "deadlock suspected".
     @discardableResult
-    static func until(
+    public static func until(
         seconds: Double = Deadline.promptSeconds, in place: String, waitingFor what: String, hint: String? = nil,
         sourceLocation: SourceLocation = #_sourceLocation,
         unless hopeless: () -> String? = { nil }, _ condition: () -> Bool
@@ -38,7 +38,7 @@ enum Await {
 
     /// True if `condition` comes true within `seconds`: how a check proves that something did
     /// not happen (yet).
-    static func happens(within seconds: Double, _ condition: () -> Bool) async -> Bool {
+    public static func happens(within seconds: Double, _ condition: () -> Bool) async -> Bool {
         let end = DispatchTime.now() + seconds
         while !condition() {
             if DispatchTime.now() >= end { return false }
@@ -48,7 +48,7 @@ enum Await {
     }
 
     /// `call` for learner code that returns nothing: true if it returned in time.
-    static func returns(
+    public static func returns(
         _ what: String, seconds: Double = Deadline.promptSeconds, in place: String, hint: String? = nil,
         sourceLocation: SourceLocation = #_sourceLocation,
         _ body: @escaping @Sendable () -> Void
@@ -59,7 +59,7 @@ enum Await {
     /// Calls learner code on a dedicated thread and waits at most `seconds` for it to return.
     /// Returns its value, or nil (recorded as "deadlock suspected in <place>") if it did not
     /// return: the thread is left behind, and the check goes on.
-    static func call<Value: Sendable>(
+    public static func call<Value: Sendable>(
         _ what: String, seconds: Double = Deadline.promptSeconds, in place: String, hint: String? = nil,
         sourceLocation: SourceLocation = #_sourceLocation,
         _ body: @escaping @Sendable () -> Value
@@ -85,7 +85,7 @@ extension Await {
     /// on a dedicated thread and waits at most `seconds` for it to return; false (recorded as
     /// "deadlock suspected in <place>") if it did not.
     @discardableResult
-    static func blockingCall(
+    public static func blockingCall(
         _ what: String, seconds: Double = Deadline.promptSeconds, in place: String, hint: String? = nil,
         sourceLocation: SourceLocation = #_sourceLocation, _ body: @escaping @Sendable () -> Void
     ) -> Bool {
@@ -93,29 +93,54 @@ extension Await {
     }
 }
 
+extension Await {
+    /// Runs `body(index)` on `count` dedicated threads released together from a start barrier,
+    /// and waits at most `seconds` for all of them to return, without blocking a thread.
+    @discardableResult
+    public static func gang(
+        _ count: Int, seconds: Double = Deadline.promptSeconds, in place: String, waitingFor what: String,
+        sourceLocation: SourceLocation = #_sourceLocation, _ body: @escaping @Sendable (_ index: Int) -> Void
+    ) async -> Bool {
+        let start = StartBarrier(parties: count)
+        let returned = Locked(0)
+        for index in 0..<count {
+            let thread = Thread {
+                start.arrive(seconds: seconds)
+                body(index)
+                returned.withLock { $0 += 1 }
+            }
+            thread.stackSize = 1 << 20
+            thread.start()
+        }
+        return await until(seconds: seconds, in: place, waitingFor: what, sourceLocation: sourceLocation) { returned.current == count }
+    }
+}
+
 /// Tells whether the closures a check handed to learner code are still held by anyone: a
 /// closure that no one holds any more can never be called, so a check waiting for it to run
 /// can fail at once instead of after its deadline.
-final class Liveness: @unchecked Sendable {
+public final class Liveness: @unchecked Sendable {
     private final class Tag: Sendable {}
     private struct WeakTag { weak var tag: Tag? }
     private let tags = Locked([String: WeakTag]())
 
+    public init() {}
+
     /// `closure`, tied to a tag named `name`: the tag lives as long as the closure does.
-    func tie<A, R>(_ name: String, _ closure: @escaping @Sendable (A) -> R) -> @Sendable (A) -> R {
+    public func tie<A, R>(_ name: String, _ closure: @escaping @Sendable (A) -> R) -> @Sendable (A) -> R {
         let tag = Tag()
         tags.withLock { $0[name] = WeakTag(tag: tag) }
         return { argument in withExtendedLifetime(tag) { closure(argument) } }
     }
 
     /// `tie` for a closure without arguments.
-    func tie(_ name: String, _ closure: @escaping @Sendable () -> Void) -> @Sendable () -> Void {
+    public func tie(_ name: String, _ closure: @escaping @Sendable () -> Void) -> @Sendable () -> Void {
         let tied: @Sendable (Void) -> Void = tie(name, { (_: Void) in closure() })
         return { tied(()) }
     }
 
     /// True while someone still holds the closure tied as `name`.
-    func isHeld(_ name: String) -> Bool {
+    public func isHeld(_ name: String) -> Bool {
         tags.withLock { $0[name]?.tag != nil }
     }
 }
