@@ -54,7 +54,8 @@ struct DebouncerTests {
     @Test("A burst from 4 threads runs exactly the last action, once")
     func burstRunsOnlyTheLast() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
-            IsolatedCheck.begin(in: "a burst of schedule calls from 4 threads")
+            // Up to three bursts of at most 1.5 s each, with their waits: more than the default.
+            IsolatedCheck.begin(seconds: 25, in: "a burst of schedule calls from 4 threads")
             DebouncerTests.burstFromManyThreads()
             IsolatedCheck.finish()
         }
@@ -78,6 +79,9 @@ struct DebouncerTests {
 
     /// One burst: nil when the check already failed, .some(nil) when the burst was
     /// inconclusive, else the actions that ran.
+    /// The longest a burst's rounds run.
+    static let burstSeconds = 1.5
+
     static func burstOnce() -> [String]?? {
         let runs = Runs()
         let debouncer = Debouncer(delay: dispatchDelay, queue: DispatchQueue(label: "debounced"))
@@ -86,13 +90,22 @@ struct DebouncerTests {
         let together = StartBarrier(parties: 4)
         let rounds = 1_500
         let calls = Locked([UInt64]())
-        guard ThreadGang.run(4, in: "a burst of schedule calls from 4 threads", { thread in
+        // A loaded machine runs barrier-aligned rounds slowly: the burst stops after
+        // `burstSeconds` whatever the count, all threads after the same round (thread 0 names
+        // it before it arrives at that round's barrier, so everyone sees it after the release).
+        let stopAt = Locked<Int?>(nil)
+        let end = DispatchTime.now().uptimeNanoseconds + UInt64(burstSeconds * 1e9)
+        guard ThreadGang.run(4, seconds: burstSeconds + Deadline.promptSeconds, in: "a burst of schedule calls from 4 threads", { thread in
             var starts: [UInt64] = []
             starts.reserveCapacity(rounds)
             for step in 0..<rounds {
                 guard together.arrive(seconds: Deadline.promptSeconds) else { return }
+                if let last = stopAt.current, step >= last { break }
                 starts.append(DispatchTime.now().uptimeNanoseconds)
                 debouncer.schedule(runs.action("t\(thread)-\(step)"))
+                if thread == 0, DispatchTime.now().uptimeNanoseconds > end {
+                    stopAt.withLock { $0 = $0 ?? step + 1 }
+                }
             }
             calls.withLock { $0 += starts }
         }) else { return nil }
