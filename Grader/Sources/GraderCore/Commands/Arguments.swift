@@ -47,6 +47,8 @@ public struct Arguments: Equatable, Sendable {
       swift run grader watch [exercise]           re-grade after every save under Exercises/ (h: hint, q: quit)
       swift run grader list                       the exercises in order, with their last status
       swift run grader reset <exercise> [--yes]   put the untouched stub back (your version is kept beside it)
+      swift run grader bench [exercise ...]       measure your finished code against the classic alternatives
+                                                  (--quick: a few seconds; --json FILE; --svg FILE: a chart)
 
     OPTIONS
       --solutions        grade Solutions/ instead of Exercises/ (maintainers; must give full marks)
@@ -63,8 +65,10 @@ public struct Arguments: Equatable, Sendable {
 
     MAINTAINERS
       swift run grader verify               every solution passes, every stub scores zero, the
-                                             rubric, CHECKLIST.md and the integrity manifest are
-                                             current, and the support and grader tests pass
+                                             wrong implementations in Grader/Variants stay under
+                                             their caps, the rubric, CHECKLIST.md and the integrity
+                                             manifest are current, and the support, grader and
+                                             benchmark tests pass
       swift run grader checklist [--write]  print (or write) CHECKLIST.md from the rubric and suites
       swift run grader manifest [--write]   print (or write) Grader/integrity.json
 
@@ -72,7 +76,7 @@ public struct Arguments: Equatable, Sendable {
       0  every graded exercise is complete (verify: every check of the course passed)
       1  not every graded exercise is complete (verify: something failed)
       2  grading could not run: bad arguments, no toolchain, a build failure outside the
-         exercises, or Ctrl-C
+         exercises, another grader running (with --no-wait), or Ctrl-C
     """
 
     public init() {}
