@@ -1,4 +1,4 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 // Concurrency Kata: one library target per exercise, one Swift Testing suite per exercise.
 //
 // Each exercise's module is built from `Exercises/<Name>/` (the learner's stub) by default,
@@ -98,6 +98,11 @@ func suiteModelTargets(_ name: String) -> [Target] {
 
 let package = Package(
     name: "ConcurrencyKata",
+    // Without this, SwiftPM builds for macOS 10.13, where async functions, actors and Swift Testing
+    // do not exist. Every Xcode 26 (Swift 6.2 or later) itself needs macOS 15.6, so no learner
+    // loses anything by it (developer.apple.com/xcode/system-requirements), and `Mutex` (macOS 15)
+    // may be used everywhere.
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "grader", targets: ["grader"]),
     ] + benchmarks.map { .executable(name: "bench-\($0)", targets: ["bench-\($0)"]) },
