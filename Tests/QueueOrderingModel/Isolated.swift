@@ -91,9 +91,17 @@ public enum Isolated {
 
     private static func oneStop(of puzzle: Puzzle) async -> Stop? {
         let place = "the puzzle \(puzzle), run in a child process"
-        let ending = await #expect(processExitsWith: .failure, observing: [\.standardOutputContent], IsolatedCheck.exitedEarly) {
-            [name = puzzle.rawValue as String] in
-            Isolated.runOnceAndStop(name)
+        // An exit test's body captures nothing before Swift 6.3 (capture lists there are proposal
+        // ST-0012, Swift 6.3): each puzzle that libdispatch stops has a body naming it literally.
+        let ending: ExitTest.Result?
+        switch puzzle {
+        case .serialSyncInsideAsync:
+            ending = await #expect(processExitsWith: .failure, observing: [\.standardOutputContent], IsolatedCheck.exitedEarly) {
+                Isolated.runOnceAndStop(Puzzle.serialSyncInsideAsync.rawValue)
+            }
+        default:
+            Issue.record("No child process is written for the puzzle \(puzzle): add a case to Isolated.oneStop(of:).")
+            return nil
         }
         guard let ending else { return nil }
         switch ending.exitStatus {
@@ -133,12 +141,20 @@ public enum Isolated {
         IsolatedCheck.finish()
     }
 
-    /// Runs `runHanging` in a child; nil if the child did not report (the failure is recorded).
-    public static func hangingRuns(of puzzle: Puzzle, runs: Int) async -> Tally? {
-        let place = "the puzzle \(puzzle), run \(runs) times in a child process"
-        let ending = await #expect(processExitsWith: .failure, observing: [\.standardOutputContent], IsolatedCheck.exitedEarly) {
-            [name = puzzle.rawValue as String, runs = runs as Int] in
-            Isolated.runHanging(name, runs: runs)
+    /// Runs `runHanging` `RunBudget.hangingRuns` times in a child; nil if the child did not report
+    /// (the failure is recorded).
+    public static func hangingRuns(of puzzle: Puzzle) async -> Tally? {
+        let place = "the puzzle \(puzzle), run \(RunBudget.hangingRuns) times in a child process"
+        // As in `oneStop`: one body per puzzle that hangs, naming it literally.
+        let ending: ExitTest.Result?
+        switch puzzle {
+        case .semaphoreOnOneSerialQueue:
+            ending = await #expect(processExitsWith: .failure, observing: [\.standardOutputContent], IsolatedCheck.exitedEarly) {
+                Isolated.runHanging(Puzzle.semaphoreOnOneSerialQueue.rawValue, runs: RunBudget.hangingRuns)
+            }
+        default:
+            Issue.record("No child process is written for the puzzle \(puzzle): add a case to Isolated.hangingRuns(of:).")
+            return nil
         }
         guard IsolatedCheck.explain(ending, in: place, crashHint: "The puzzle's code is given; this is not your code's fault: please report it."),
               let ending, let report = report(in: ending.standardOutputContent), report.hasSuffix(";")

@@ -125,7 +125,7 @@ struct QueueOrderingSelfTests_Reach {
     @Test("The puzzle that hangs, RunBudget.hangingRuns runs in one child process")
     func hanging() async throws {
         let puzzle = Puzzle.semaphoreOnOneSerialQueue
-        let tally = try #require(await Isolated.hangingRuns(of: puzzle, runs: RunBudget.hangingRuns))
+        let tally = try #require(await Isolated.hangingRuns(of: puzzle))
         print("REACH \(puzzle) runs=\(tally.runs): \(tally.summary)")
         #expect(tally.outputs == puzzle.happensBefore.possibleOutputs())
     }

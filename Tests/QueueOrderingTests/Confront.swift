@@ -114,7 +114,7 @@ enum Confront {
     /// The puzzle that hangs: the prediction, then `RunBudget.hangingRuns` runs in one child.
     static func hanging(_ puzzle: Puzzle, sourceLocation: SourceLocation = #_sourceLocation) async {
         guard let prediction = prediction(for: puzzle, sourceLocation: sourceLocation) else { return }
-        guard let tally = await Isolated.hangingRuns(of: puzzle, runs: RunBudget.hangingRuns) else { return }
+        guard let tally = await Isolated.hangingRuns(of: puzzle) else { return }
         missed(puzzle, predicted: prediction.outputs, observed: tally, of: "runs (in a child process, each left hanging)", sourceLocation: sourceLocation)
     }
 }

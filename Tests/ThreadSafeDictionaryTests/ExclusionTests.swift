@@ -21,12 +21,7 @@ struct ExclusionTests {
         let place = "\(operation) while a writer is inside mutate"
         // Nothing to protect yet (the untouched stub): say so at once, without a child process.
         guard EntriesKept.orRecord(checking: "\(operation) against a writer inside mutate") else { return }
-        let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) { [name = operation.rawValue as String] in
-            guard let operation = DictionaryOperation(rawValue: name) else { IsolatedCheck.finish() }
-            IsolatedCheck.begin(in: "\(operation) while a writer is inside mutate")
-            ExclusionTests.check(operation, while: .writerInMutate)
-            IsolatedCheck.finish()
-        }
+        let ending = await ExclusionTests.isolated(operation, while: .writerInMutate)
         IsolatedCheck.explain(
             ending, in: place,
             crashHint: "A crash here usually means \(operation) touched the storage while mutate was changing it.")
@@ -37,15 +32,44 @@ struct ExclusionTests {
         let place = "\(operation) while a reader is inside read"
         // Nothing to protect yet (the untouched stub): say so at once, without a child process.
         guard EntriesKept.orRecord(checking: "\(operation) against a reader inside read") else { return }
-        let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) { [name = operation.rawValue as String] in
-            guard let operation = DictionaryOperation(rawValue: name) else { IsolatedCheck.finish() }
-            IsolatedCheck.begin(in: "\(operation) while a reader is inside read")
-            ExclusionTests.check(operation, while: .readerInRead)
-            IsolatedCheck.finish()
-        }
+        let ending = await ExclusionTests.isolated(operation, while: .readerInRead)
         IsolatedCheck.explain(
             ending, in: place,
             crashHint: "A crash here usually means \(operation) changed the storage while a reader was reading it.")
+    }
+
+    /// Runs `check(operation, while: side)` in a child process of its own. An exit test's body
+    /// captures nothing before Swift 6.3 (capture lists there are proposal ST-0012, Swift 6.3), so
+    /// each case has a body of its own that names its operation literally.
+    static func isolated(_ operation: DictionaryOperation, while side: HeldSide) async -> ExitTest.Result? {
+        switch (side, operation) {
+        case (.writerInMutate, .get): return await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) { ExclusionTests.child(.get, .writerInMutate) }
+        case (.writerInMutate, .set): return await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) { ExclusionTests.child(.set, .writerInMutate) }
+        case (.writerInMutate, .removeValue): return await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) { ExclusionTests.child(.removeValue, .writerInMutate) }
+        case (.writerInMutate, .count): return await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) { ExclusionTests.child(.count, .writerInMutate) }
+        case (.writerInMutate, .isEmpty): return await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) { ExclusionTests.child(.isEmpty, .writerInMutate) }
+        case (.writerInMutate, .snapshot): return await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) { ExclusionTests.child(.snapshot, .writerInMutate) }
+        case (.writerInMutate, .withValue): return await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) { ExclusionTests.child(.withValue, .writerInMutate) }
+        case (.writerInMutate, .valueOrInsert): return await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) { ExclusionTests.child(.valueOrInsert, .writerInMutate) }
+        case (.writerInMutate, .mutate): return await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) { ExclusionTests.child(.mutate, .writerInMutate) }
+        case (.writerInMutate, .read): return await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) { ExclusionTests.child(.read, .writerInMutate) }
+        case (.readerInRead, .set): return await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) { ExclusionTests.child(.set, .readerInRead) }
+        case (.readerInRead, .removeValue): return await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) { ExclusionTests.child(.removeValue, .readerInRead) }
+        case (.readerInRead, .withValue): return await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) { ExclusionTests.child(.withValue, .readerInRead) }
+        case (.readerInRead, .valueOrInsert): return await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) { ExclusionTests.child(.valueOrInsert, .readerInRead) }
+        case (.readerInRead, .mutate): return await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) { ExclusionTests.child(.mutate, .readerInRead) }
+        case (.readerInRead, .get), (.readerInRead, .count), (.readerInRead, .isEmpty), (.readerInRead, .snapshot), (.readerInRead, .read):
+            // Readers may run beside a reader: `writesWaitForReaders` asks this of writes only.
+            Issue.record("\(operation) is not a write; only writes are checked against a reader inside read.")
+            return nil
+        }
+    }
+
+    /// The body of one isolated case.
+    static func child(_ operation: DictionaryOperation, _ side: HeldSide) -> Never {
+        IsolatedCheck.begin(in: "\(operation) while \(side == .writerInMutate ? "a writer is inside mutate" : "a reader is inside read")")
+        check(operation, while: side)
+        IsolatedCheck.finish()
     }
 
     /// Probes `operation`; on a failure, records one message that says what happened, which side
