@@ -4,9 +4,10 @@ import Dispatch
 ///
 /// Reference solution. `DispatchQueue.sync` onto the serial queue the caller is running on waits
 /// for the block that is running to end, and that block is the caller: it waits for itself
-/// (libdispatch usually stops the process: "dispatch_sync called on queue already owned by current
-/// thread" on Apple platforms, SIGILL on Linux). So `sync` first asks "am I already on this queue?" and, if so, runs the body
-/// inline: the caller already has the queue to itself.
+/// (libdispatch usually stops the process with a trap, SIGILL on x86_64 and SIGTRAP on arm64, saying
+/// "dispatch_sync called on queue already owned by current thread" on Apple platforms). So `sync`
+/// first asks "am I already on this queue?" and, if so, runs the body inline: the caller already
+/// has the queue to itself.
 ///
 /// The question is answered with a `DispatchSpecificKey`: a value attached to this worker's queue
 /// that `DispatchQueue.getSpecific(key:)` finds only while the current code runs on that queue.

@@ -9,7 +9,7 @@ import Testing
 @Suite("SerialWorker", .exitIsAFailure)
 struct SerialWorkerTests {
     static let selfWaitHint = "sync onto the serial queue the code is already running on waits for the block that is running, which is the caller itself. When isCurrent is true, run body inline."
-    static let crashHint = "libdispatch stops the process when a thread calls sync onto the queue it is already running on (SIGILL on Linux; \"dispatch_sync called on queue already owned by current thread\" on Apple platforms): that sync would wait for itself. When isCurrent is true, run body inline instead of calling queue.sync."
+    static let crashHint = "libdispatch stops the process when a thread calls sync onto the queue it is already running on (a trap: SIGILL on x86_64, SIGTRAP on arm64; on Apple platforms with the message \"dispatch_sync called on queue already owned by current thread\"): that sync would wait for itself. When isCurrent is true, run body inline instead of calling queue.sync."
 
     // MARK: Serial
 

@@ -11,6 +11,12 @@ struct IsolatedCheckTests {
         { issue in issue.comments.contains { $0.rawValue.contains(text) } }
     }
 
+    /// A wait that never ends. Synchronous on purpose: Apple's Dispatch marks
+    /// `DispatchSemaphore.wait()` unavailable from async contexts (an exit test's body is one).
+    static func waitForever() {
+        DispatchSemaphore(value: 0).wait()
+    }
+
     @Test("A body that runs to its end passes")
     func finishedBodyPasses() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
@@ -39,7 +45,7 @@ struct IsolatedCheckTests {
         await withKnownIssue {
             let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
                 IsolatedCheck.begin(seconds: 0.2, in: "a hanging check")
-                DispatchSemaphore(value: 0).wait()
+                IsolatedCheckTests.waitForever()
                 IsolatedCheck.finish()
             }
             #expect(!IsolatedCheck.explain(ending, in: "a hanging check", crashHint: "unused"))
