@@ -9,6 +9,7 @@ public struct Arguments: Equatable, Sendable {
         case reset(String)
         case checklist
         case manifest
+        case portability
         case verify
         case watch
         case bench
@@ -71,6 +72,7 @@ public struct Arguments: Equatable, Sendable {
                                              benchmark tests pass
       swift run grader checklist [--write]  print (or write) CHECKLIST.md from the rubric and suites
       swift run grader manifest [--write]   print (or write) Grader/integrity.json
+      swift run grader portability          what would not compile on a Mac (verify runs it too)
 
     EXIT CODES
       0  every graded exercise is complete (verify: every check of the course passed)
@@ -126,6 +128,7 @@ public struct Arguments: Equatable, Sendable {
         case "list": arguments.command = .list
         case "checklist": arguments.command = .checklist
         case "manifest": arguments.command = .manifest
+        case "portability": arguments.command = .portability
         case "verify": arguments.command = .verify
         case "watch":
             guard positional.count <= 2 else { throw GraderError.badArguments("watch takes at most one exercise name") }

@@ -1,6 +1,7 @@
 import Foundation
 
-/// `grader checklist` and `grader manifest`: print, or write with `--write`.
+/// `grader checklist` and `grader manifest`: print, or write with `--write`; `grader portability`:
+/// the portability check alone (verify runs it too).
 enum MaintenanceCommands {
     static func checklist(write: Bool, layout: KataLayout, rubric: Rubric) throws -> Int32 {
         let text = Checklist.render(rubric: rubric, layout: layout)
@@ -16,5 +17,15 @@ enum MaintenanceCommands {
             print(String(decoding: try encoder.encode(manifest), as: UTF8.self))
         }
         return 0
+    }
+
+    static func portability(layout: KataLayout) throws -> Int32 {
+        var problems = PortabilityCheck(root: layout.root).problems()
+        #if os(Linux)
+        problems += try AsyncContextCheck.learnerAndSolutionBuilds(root: layout.root)
+        #endif
+        for problem in problems { print(problem) }
+        print(problems.isEmpty ? "portability: no problem found" : "portability: \(problems.count) problems")
+        return problems.isEmpty ? 0 : 1
     }
 }

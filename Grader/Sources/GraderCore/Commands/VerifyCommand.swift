@@ -32,6 +32,8 @@ struct VerifyCommand {
         step("every exercise has README.md and at least 3 hints in HINTS.md", documentProblems())
         step("CHECKLIST.md is current (swift run grader checklist --write)", checklistProblems())
         step("Grader/integrity.json is current (swift run grader manifest --write)", manifestProblems())
+        step("builds on a Mac (Xcode 26, Swift 6.2 and 6.3): platforms, tools version, no Linux-only symbol outside a guard",
+             PortabilityCheck(root: layout.root).problems())
 
         let progress = TerminalProgress(style: style)
         let solutions = try timed { try session(BuildMode(solutions: true), progress).grade(rubric.exercises) }
@@ -43,6 +45,11 @@ struct VerifyCommand {
         progress.clear()
         step("every untouched stub scores zero, in progress, no hang, no crash (\(stubs.seconds) s)", stubProblems(stubs.value))
         try printSuiteTimes()
+        #if os(Linux)
+        // On a Mac the compiler itself rejects these; here only the typed syntax tree shows them.
+        let asyncChecked = try timed { try AsyncContextCheck.learnerAndSolutionBuilds(root: layout.root) }
+        step("no blocking call that Apple marks noasync in async code (\(asyncChecked.seconds) s)", asyncChecked.value)
+        #endif
 
         let (catalog, catalogProblems) = VariantCatalog.load(layout: layout, rubric: rubric)
         step("every exercise has a Misbehaving variant, and every other variant a cap", catalogProblems)

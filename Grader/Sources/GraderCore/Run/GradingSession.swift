@@ -87,7 +87,9 @@ public struct GradingSession {
                 deadline: deadline(exercise), seconds: seconds[exercise.name] ?? 0)
             let findings = exerciseRuns.flatMap { SanitizerReport.findings(in: $0.sanitizerText, exercise: exercise.name) }
             // A data race outranks failing checks (it is often their cause), not a crash or a hang.
-            if let race = findings.first(where: { $0.file != nil }) ?? (compiled.count == 1 ? findings.first : nil) {
+            // Only a report with a frame in the exercise's own code is the learner's: a race
+            // inside the toolchain's libraries or the test support is not theirs to fix.
+            if let race = findings.first(where: { $0.file != nil }) {
                 switch result.status {
                 case .complete, .completeOnThisPlatform, .inProgress: result.status = .dataRace(race)
                 default: break

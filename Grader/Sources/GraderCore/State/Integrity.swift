@@ -74,13 +74,8 @@ public struct IntegrityManifest: Codable, Equatable, Sendable {
 
     /// Regular files below `folder`, relative to the root, sorted; hidden files are skipped.
     static func files(under folder: String, layout: KataLayout) -> [String] {
-        let base = layout.root.appendingPathComponent(folder)
-        guard let enumerator = FileManager.default.enumerator(
-            at: base, includingPropertiesForKeys: [.isRegularFileKey], options: [.skipsHiddenFiles]) else { return [] }
-        var result: [String] = []
-        for case let url as URL in enumerator where (try? url.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true {
-            result.append(layout.relative(url))
-        }
-        return result.sorted()
+        FileTree.relativePaths(under: layout.root.appendingPathComponent(folder)) { _, url in FileTree.isRegularFile(url) }
+            .map { folder + "/" + $0 }
+            .sorted()
     }
 }

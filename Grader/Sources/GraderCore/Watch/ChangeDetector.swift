@@ -41,16 +41,12 @@ public struct ChangeDetector {
     /// (editors' swap files, saved copies such as `Name.saved-…` are folders of their own).
     static func scan(_ root: URL) -> [String: FileStamp] {
         var stamps: [String: FileStamp] = [:]
-        guard let enumerator = FileManager.default.enumerator(
-            at: root, includingPropertiesForKeys: [.contentModificationDateKey, .fileSizeKey, .isRegularFileKey],
-            options: [.skipsHiddenFiles]) else { return stamps }
-        let prefix = root.standardizedFileURL.path + "/"
-        for case let url as URL in enumerator where url.pathExtension == "swift" {
-            guard let values = try? url.resourceValues(forKeys: [.contentModificationDateKey, .fileSizeKey, .isRegularFileKey]),
-                  values.isRegularFile == true else { continue }
-            let path = url.standardizedFileURL.path
-            stamps[path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path] =
-                FileStamp(modified: values.contentModificationDate ?? .distantPast, size: values.fileSize ?? 0)
+        _ = FileTree.relativePaths(under: root) { relative, url in
+            guard relative.hasSuffix(".swift"),
+                  let values = try? url.resourceValues(forKeys: [.contentModificationDateKey, .fileSizeKey, .isRegularFileKey]),
+                  values.isRegularFile == true else { return false }
+            stamps[relative] = FileStamp(modified: values.contentModificationDate ?? .distantPast, size: values.fileSize ?? 0)
+            return true
         }
         return stamps
     }

@@ -1,0 +1,165 @@
+import Foundation
+import Synchronization
+
+/// Finds calls that Apple's SDK forbids in asynchronous code (`noasync`: a semaphore's or a
+/// group's `wait`, `NSLock.lock`, `NSCondition.wait`, …). In the Swift 6 language mode such a
+/// call in an `async` function or closure is a compile error on a Mac; swift-corelibs does not
+/// mark them, so here it compiles. The compiler here still knows exactly which function or
+/// closure each call is in and whether that is `async`: the check reads its typed syntax tree
+/// (`swiftc -dump-ast`) of every module that could contain such a call.
+///
+/// Linux only (on a Mac the compiler itself reports these), and it needs the modules built.
+struct AsyncContextCheck {
+    var root: URL
+    /// The build folder whose modules are checked (`.build`, `.build-solutions`).
+    var scratchPath: String
+    /// Only modules with a source file under one of these folders (all when nil): the solutions'
+    /// build differs from the learner's only in the exercise modules.
+    var onlyFolders: [String]? = nil
+
+    struct Finding: Equatable, Sendable {
+        var location: String
+        var api: String
+    }
+
+    /// `<scratch>/debug` is a symbolic link; the compiler must be given the real path, the one the
+    /// modules were built with, or it finds each cached module twice.
+    var debugDirectory: URL { root.appendingPathComponent(scratchPath).appendingPathComponent("debug").resolvingSymlinksInPath() }
+
+    /// Every module of the build whose sources mention both a blocking call and `async` code.
+    func modules() -> [(name: String, sources: [String])] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: debugDirectory.path)) ?? []
+        return entries.filter { $0.hasSuffix(".build") }.sorted().compactMap { folder in
+            let list = debugDirectory.appendingPathComponent(folder).appendingPathComponent("sources")
+            guard let text = try? String(contentsOf: list, encoding: .utf8) else { return nil }
+            let sources = text.split(separator: "\n").map(String.init).filter { $0.hasSuffix(".swift") && $0.hasPrefix(root.path) }
+            let code = sources.compactMap { try? String(contentsOf: URL(fileURLWithPath: $0), encoding: .utf8) }.joined()
+            if let onlyFolders, !sources.contains(where: { path in onlyFolders.contains { path.hasPrefix(root.path + "/" + $0 + "/") } }) { return nil }
+            guard !sources.isEmpty,
+                  code.contains("async") || code.contains("await"),
+                  code.contains(".wait(") || code.contains(".lock(") || code.contains(".unlock(") else { return nil }
+            return (String(folder.dropLast(".build".count)), sources)
+        }
+    }
+
+    /// The learner's build (`.build`: every module) and the solutions' (its exercise modules),
+    /// as verify leaves them.
+    static func learnerAndSolutionBuilds(root: URL) throws -> [String] {
+        let learner = try AsyncContextCheck(root: root, scratchPath: ".build").problems()
+        let solutions = try AsyncContextCheck(root: root, scratchPath: ".build-solutions", onlyFolders: ["Solutions"]).problems()
+        return learner + solutions.filter { !learner.contains($0) }
+    }
+
+    /// The findings as verify prints them.
+    func problems() throws -> [String] {
+        let prefix = root.path + "/"
+        return try findings().map {
+            let place = $0.location.hasPrefix(prefix) ? String($0.location.dropFirst(prefix.count)) : $0.location
+            return "\(place): \($0.api) in async code: Apple's SDK marks it unavailable from asynchronous contexts, an error in the Swift 6 language mode on a Mac. Call it from a synchronous function or a dedicated Thread, or use a lock's withLock { }."
+        }
+    }
+
+    /// Every module's findings; the compilers run side by side, one per core.
+    func findings() throws -> [Finding] {
+        let modules = modules()
+        let results = Mutex([Int: Result<[Finding], any Error>]())
+        DispatchQueue.concurrentPerform(iterations: modules.count) { index in
+            let result = Result { try findings(in: modules[index].name, sources: modules[index].sources) }
+            results.withLock { $0[index] = result }
+        }
+        var all: [Finding] = []
+        for index in modules.indices {
+            for finding in try results.withLock({ $0[index] })?.get() ?? [] where !all.contains(finding) {
+                all.append(finding)  // a macro's expansion repeats the code it wraps
+            }
+        }
+        return all
+    }
+
+    func findings(in module: String, sources: [String]) throws -> [Finding] {
+        let dump = FileManager.default.temporaryDirectory.appendingPathComponent("kata-ast-\(getpid())-\(module).txt")
+        defer { try? FileManager.default.removeItem(at: dump) }
+        _ = FileManager.default.createFile(atPath: dump.path, contents: nil)
+        let output = try FileHandle(forWritingTo: dump)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        let library = sources.contains { $0.hasSuffix("/main.swift") } ? [] : ["-parse-as-library"]
+        process.arguments = ["swiftc", "-dump-ast", "-module-name", module] + library + sources + [
+            "-I", debugDirectory.appendingPathComponent("Modules").path,
+            "-module-cache-path", debugDirectory.appendingPathComponent("ModuleCache").path,
+            "-swift-version", "6", "-enable-testing", "-DSWIFT_PACKAGE", "-DDEBUG",
+            "-package-name", root.lastPathComponent.lowercased(),
+        ]
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        process.waitUntilExit()
+        try output.close()
+        let text = (try? String(contentsOf: dump, encoding: .utf8)) ?? ""
+        if process.terminationStatus != 0 {
+            // The compiler's own messages, not the syntax tree's string literals that say "error:".
+            let first = text.split(separator: "\n").first { ($0.hasPrefix("/") || $0.hasPrefix("<unknown>")) && $0.contains(": error:") }
+                .map(String.init) ?? "swiftc exited with status \(process.terminationStatus)"
+            throw GraderError.cannotRun("could not read the syntax tree of \(module) (is \(scratchPath) built from the current sources?): \(first)")
+        }
+        return Self.findings(inDump: text)
+    }
+
+    /// Reads a `-dump-ast` text: every node is a line opening with `(` at its depth's indent.
+    /// The innermost function-like node (function, accessor, initializer, closure) around each
+    /// call decides: is it `async`?
+    static func findings(inDump text: String) -> [Finding] {
+        let functionLike = ["(func_decl", "(accessor_decl", "(constructor_decl", "(destructor_decl", "(closure_expr", "(autoclosure_expr"]
+        var enclosing: [(indent: Int, isAsync: Bool)] = []
+        var found: [Finding] = []
+        for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
+            let indent = line.prefix { $0 == " " }.count
+            let body = line.dropFirst(indent)
+            guard body.hasPrefix("(") else { continue }
+            while let last = enclosing.last, last.indent >= indent { enclosing.removeLast() }
+            if functionLike.contains(where: { body.hasPrefix($0 + " ") }) {
+                let type = attribute("interface_type", in: body) ?? attribute("type", in: body) ?? ""
+                enclosing.append((indent, isAsyncFunctionType(type)))
+                continue
+            }
+            guard body.hasPrefix("(declref_expr"), let declaration = attribute("decl", in: body),
+                  let api = PortabilityRules.noasyncOnApplePlatforms[Self.plainName(declaration)],
+                  enclosing.last?.isAsync == true,
+                  let location = attribute("location", in: body, quoted: false) else { continue }
+            found.append(Finding(location: location, api: api))
+        }
+        return found
+    }
+
+    /// A declaration as the rules name it: `Dispatch.(file).DispatchSemaphore extension.wait()`
+    /// becomes `Dispatch.(file).DispatchSemaphore.wait()`; generic substitutions and source
+    /// locations are dropped.
+    static func plainName(_ declaration: String) -> String {
+        var name = declaration.replacingOccurrences(of: " extension.", with: ".")
+        for cut in [" [with", "@"] { if let range = name.range(of: cut) { name = String(name[..<range.lowerBound]) } }
+        return name
+    }
+
+    /// `name="value"` (or `name=value` up to the next space) in a node's line.
+    static func attribute(_ name: String, in line: Substring, quoted: Bool = true) -> String? {
+        let key = " \(name)=" + (quoted ? "\"" : "")
+        guard let start = line.range(of: key) else { return nil }
+        let rest = line[start.upperBound...]
+        let end = quoted ? rest.firstIndex(of: "\"") : rest.firstIndex(of: " ")
+        return String(rest[..<(end ?? rest.endIndex)])
+    }
+
+    /// Whether a function type is itself `async`: `(X.Type) -> (Int) async -> ()` is, and
+    /// `(() async -> Void) -> ()` is not (its parameter is). Everything inside parentheses is
+    /// left out before looking for the word.
+    static func isAsyncFunctionType(_ type: String) -> Bool {
+        var depth = 0
+        var outside = ""
+        for character in type {
+            if character == "(" { depth += 1; continue }
+            if character == ")" { depth -= 1; continue }
+            if depth == 0 { outside.append(character) }
+        }
+        return outside.split(whereSeparator: { !$0.isLetter }).contains("async")
+    }
+}
