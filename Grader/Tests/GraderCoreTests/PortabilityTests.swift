@@ -133,14 +133,16 @@ struct PortabilityTests {
                 Thread { lock.lock(); lock.unlock() }.start()
                 lock.withLock { }
                 Task { DispatchGroup().wait() }
+                var mutex = pthread_mutex_t()
+                pthread_mutex_lock(&mutex)
             }
             func plain() { DispatchGroup().wait() }
             """])
         defer { try? FileManager.default.removeItem(at: root) }
         let check = AsyncContextCheck(root: root, scratchPath: ".build")
         let findings = try check.findings(in: "M", sources: [root.appendingPathComponent("Sources/M/M.swift").path])
-        #expect(findings.map(\.api) == ["DispatchSemaphore.wait()", "DispatchGroup.wait()"])
-        #expect(findings.map { $0.location.components(separatedBy: ":").dropFirst().first ?? "" } == ["5", "9"])
+        #expect(findings.map(\.api) == ["DispatchSemaphore.wait()", "DispatchGroup.wait()", "pthread_mutex_lock()"])
+        #expect(findings.map { $0.location.components(separatedBy: ":").dropFirst().first ?? "" } == ["5", "9", "11"])
         #endif
     }
 }

@@ -37,7 +37,7 @@ struct AsyncContextCheck {
             if let onlyFolders, !sources.contains(where: { path in onlyFolders.contains { path.hasPrefix(root.path + "/" + $0 + "/") } }) { return nil }
             guard !sources.isEmpty,
                   code.contains("async") || code.contains("await"),
-                  code.contains(".wait(") || code.contains(".lock(") || code.contains(".unlock(") else { return nil }
+                  code.contains(".wait(") || code.contains(".lock(") || code.contains(".unlock(") || code.contains("pthread_") else { return nil }
             return (String(folder.dropLast(".build".count)), sources)
         }
     }

@@ -46,29 +46,28 @@ enum PortabilityRules {
     ]
 
     /// Apple's SDK marks these unavailable from asynchronous contexts (`noasync`), which is an
-    /// error in the Swift 6 language mode; swift-corelibs does not, so they compile here. The
-    /// declarations as the typed syntax tree names them.
-    static let noasyncOnApplePlatforms: [String: String] = [
-        "Dispatch.(file).DispatchSemaphore.wait()": "DispatchSemaphore.wait()",
-        "Dispatch.(file).DispatchSemaphore.wait(timeout:)": "DispatchSemaphore.wait(timeout:)",
-        "Dispatch.(file).DispatchSemaphore.wait(wallTimeout:)": "DispatchSemaphore.wait(wallTimeout:)",
-        "Dispatch.(file).DispatchGroup.wait()": "DispatchGroup.wait()",
-        "Dispatch.(file).DispatchGroup.wait(timeout:)": "DispatchGroup.wait(timeout:)",
-        "Dispatch.(file).DispatchGroup.wait(wallTimeout:)": "DispatchGroup.wait(wallTimeout:)",
-        "Foundation.(file).NSLock.lock()": "NSLock.lock()",
-        "Foundation.(file).NSLock.unlock()": "NSLock.unlock()",
-        "Foundation.(file).NSLock.lock(before:)": "NSLock.lock(before:)",
-        "Foundation.(file).NSRecursiveLock.lock()": "NSRecursiveLock.lock()",
-        "Foundation.(file).NSRecursiveLock.unlock()": "NSRecursiveLock.unlock()",
-        "Foundation.(file).NSCondition.lock()": "NSCondition.lock()",
-        "Foundation.(file).NSCondition.unlock()": "NSCondition.unlock()",
-        "Foundation.(file).NSCondition.wait()": "NSCondition.wait()",
-        "Foundation.(file).NSCondition.wait(until:)": "NSCondition.wait(until:)",
-        "Foundation.(file).NSConditionLock.lock()": "NSConditionLock.lock()",
-        "Foundation.(file).NSConditionLock.unlock()": "NSConditionLock.unlock()",
-        "Foundation.(file).NSLocking.lock()": "NSLocking.lock()",
-        "Foundation.(file).NSLocking.unlock()": "NSLocking.unlock()",
-    ]
+    /// error in the Swift 6 language mode; swift-corelibs and Glibc do not, so they compile here.
+    /// (Those that corelibs marks as well, `NSLock.lock()`, `NSCondition.wait()`, `Thread.sleep`,
+    /// `Thread.current`, are already errors here.) Sources: Apple's Dispatch overlay as quoted in
+    /// compiler output ("Await a Task handle instead", "Use a TaskGroup instead"); Foundation's
+    /// `NSLock.h` (`NS_SWIFT_UNAVAILABLE_FROM_ASYNC` on `lock`/`unlock`, which corelibs leaves off
+    /// the `NSLocking` protocol); libpthread's `pthread.h` (`__PTHREAD_SWIFT_UNAVAILABLE_FROM_ASYNC`).
+    /// Keys are the declarations as the typed syntax tree names them on Linux.
+    static let noasyncOnApplePlatforms: [String: String] = {
+        var apis: [String: String] = [:]
+        for (type, methods) in [("DispatchSemaphore", ["wait()", "wait(timeout:)", "wait(wallTimeout:)"]),
+                                ("DispatchGroup", ["wait()", "wait(timeout:)", "wait(wallTimeout:)"])] {
+            for method in methods { apis["Dispatch.(file).\(type).\(method)"] = "\(type).\(method)" }
+        }
+        for method in ["lock()", "unlock()"] { apis["Foundation.(file).NSLocking.\(method)"] = "NSLocking.\(method) (through the protocol)" }
+        for function in ["pthread_mutex_lock", "pthread_mutex_unlock", "pthread_mutex_trylock", "pthread_cond_wait",
+                         "pthread_cond_timedwait", "pthread_join", "pthread_rwlock_rdlock", "pthread_rwlock_wrlock",
+                         "pthread_rwlock_tryrdlock", "pthread_rwlock_trywrlock", "pthread_rwlock_unlock",
+                         "pthread_setspecific", "pthread_getspecific", "pthread_setname_np", "pthread_exit"] {
+            apis["SwiftGlibc.(file).\(function)"] = function + "()"
+        }
+        return apis
+    }()
 
     /// A closure handed to `#expect(processExitsWith:)` that opens with a capture list: Swift 6.3
     /// (swift-testing proposal ST-0012); an experimental feature that Swift 6.2 rejects.
