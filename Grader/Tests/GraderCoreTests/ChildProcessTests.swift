@@ -20,6 +20,18 @@ struct ChildProcessTests {
         #expect(!FileManager.default.fileExists(atPath: marker.path), "a grandchild survived the deadline")
     }
 
+    /// As `swift test` does on macOS: its test helper runs in a process group of its own, and the
+    /// exit tests' children with it. (`set -m` gives each background job of bash its own group.)
+    @Test("A grandchild in a process group of its own is stopped at the deadline too")
+    func grandchildInItsOwnGroupDies() throws {
+        let marker = directory.appendingPathComponent("grader-own-group-\(UUID().uuidString)")
+        let termination = try ChildProcess.run(
+            ["bash", "-c", "set -m; (sleep 2; touch \(marker.path)) & sleep 30"], in: directory, outputFile: output, deadline: 0.5)
+        #expect(termination == .timedOut)
+        Thread.sleep(forTimeInterval: 2.5)
+        #expect(!FileManager.default.fileExists(atPath: marker.path), "a grandchild in its own process group survived the deadline")
+    }
+
     @Test("Exit codes and signals are told apart, and output is captured")
     func exitAndSignal() throws {
         let log = output

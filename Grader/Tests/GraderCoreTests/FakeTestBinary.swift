@@ -3,7 +3,8 @@ import Foundation
 
 /// A stand-in for the test binary: a shell script that writes a Swift Testing event stream for
 /// a suite of three checks, `basics`, `misbehaves` and `later`, where `misbehaves` does what
-/// `FAKE_SCENARIO` says (exit 0, print forever, crash, or pass). Lets the grader's tests drive the
+/// `FAKE_SCENARIO` says (exit 0, print forever, crash, a crash as `swift test` reports it on macOS,
+/// or pass). Lets the grader's tests drive the
 /// real process handling, rerun and scoring without building anything.
 enum FakeTestBinary {
     static let ids = ["basics": "DemoTests.S/basics()/A.swift:1:1", "misbehaves": "DemoTests.S/misbehaves()/A.swift:2:1", "later": "DemoTests.S/later()/A.swift:3:1"]
@@ -37,6 +38,7 @@ enum FakeTestBinary {
           exit0) exit 0 ;;
           flood) yes "learner output that never ends" ;;
           crash) kill -SEGV $$ ;;
+          swifttestcrash) echo "error: Exited with unexpected signal code 5"; exit 1 ;;
         esac
         event testEnded misbehaves 2 ;;
     esac

@@ -43,6 +43,17 @@ struct GradingSessionTests {
         #expect(result.points == 5)
     }
 
+    /// On macOS the grader runs the suites through `swift test`, which reports a test process
+    /// killed by a signal as status 1 and "Exited with unexpected signal code N" (SwiftPM,
+    /// SwiftTestCommand.swift): still a crash, not an early exit.
+    @Test("A crash that swift test reports as a status and a line is still a crash")
+    func crashReportedBySwiftTest() throws {
+        let (session, _) = try FakeTestBinary.session(scenario: "swifttestcrash")
+        let result = try #require(try session.gradeBuilt([FakeTestBinary.exercise]).first)
+        #expect(result.status == .crashed(signal: 5, runningTest: "misbehaves"))
+        #expect(result.points == 5)
+    }
+
     @Test("A clean run needs no rerun and earns every point")
     func cleanRun() throws {
         let (session, _) = try FakeTestBinary.session(scenario: "pass")

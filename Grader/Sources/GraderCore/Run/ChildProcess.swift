@@ -43,7 +43,8 @@ public struct ChildLimits: Sendable {
 /// and a deadline.
 ///
 /// The process group matters: a test binary starts children of its own (exit tests), and a
-/// deadline or a Ctrl-C must leave none of them behind.
+/// deadline or a Ctrl-C must leave none of them behind (`ProcessTree` finds those that live in
+/// groups of their own).
 public enum ChildProcess {
     /// The process groups being waited for, so that the SIGINT handler can kill them.
     static let runningGroups = LockedSet()
@@ -167,8 +168,9 @@ public enum ChildProcess {
         return pid
     }
 
+    /// Stops `pid`, its process group and every process group below it (see `ProcessTree`).
     static func killGroup(_ pid: pid_t) {
-        kill(-pid, SIGKILL)
+        ProcessTree.killAll(below: pid)
         var status: Int32 = 0
         _ = waitpid(pid, &status, 0)
     }
@@ -200,7 +202,7 @@ public enum Interrupt {
         let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
         source.setEventHandler {
             requested = true
-            for group in ChildProcess.runningGroups.all { kill(-group, SIGKILL) }
+            for group in ChildProcess.runningGroups.all { ProcessTree.killAll(below: group) }
         }
         source.resume()
         self.source = source
