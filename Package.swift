@@ -87,14 +87,28 @@ func exerciseSuite(_ name: String) -> Target {
     return .testTarget(name: "\(name)Tests", dependencies: [.target(name: name), "KataTestSupport"] + model, path: "Tests/\(name)Tests")
 }
 
-/// The suite's model and its self-tests. The model runs the deadlocking given code in exit tests,
-/// hence KataTestSupport (and Swift Testing).
+/// The maintainer's own tests (the test support's, the grader's, the benchmarks', the suite
+/// models' self-tests) are built with the solutions (`KATA_SOLUTIONS=1`, as `grader verify` does)
+/// or with `KATA_MAINTAINER=1`; never in a learner's build, which they would only slow down, and
+/// never run by a learner's plain `swift test`.
+let maintainer = useSolutions || Context.environment["KATA_MAINTAINER"] == "1"
+
+/// The suite's model, and for maintainers its self-tests. The model runs the deadlocking given
+/// code in exit tests, hence KataTestSupport (and Swift Testing).
 func suiteModelTargets(_ name: String) -> [Target] {
     [
         .target(name: "\(name)Model", dependencies: [.target(name: "\(name)Given"), "KataTestSupport"], path: "Tests/\(name)Model"),
+    ] + (maintainer ? [
         .testTarget(name: "\(name)SelfTests", dependencies: [.target(name: "\(name)Model"), .target(name: "\(name)Given")], path: "Tests/\(name)SelfTests"),
-    ]
+    ] : [])
 }
+
+/// The tests of the course's own machinery, for maintainers.
+let maintainerTests: [Target] = [
+    .testTarget(name: "KataTestSupportTests", dependencies: ["KataTestSupport"], path: "Tests/KataTestSupportTests"),
+    .testTarget(name: "GraderCoreTests", dependencies: ["GraderCore"], path: "Grader/Tests/GraderCoreTests"),
+    .testTarget(name: "BenchmarkTests", dependencies: ["DictionaryBench", "KataBench"], path: "Benchmarks/Tests/BenchmarkTests"),
+]
 
 let package = Package(
     name: "ConcurrencyKata",
@@ -110,16 +124,14 @@ let package = Package(
         + exercisesWithSuiteModel.flatMap(suiteModelTargets) + [
         // What every suite uses: start barriers, deadlines, meters, exit-test reports.
         .target(name: "KataTestSupport", path: "Tests/KataTestSupport"),
-        .testTarget(name: "KataTestSupportTests", dependencies: ["KataTestSupport"], path: "Tests/KataTestSupportTests"),
         // The grader: scores the suites; its rubric is Grader/rubric.json.
         .target(name: "GraderCore", dependencies: ["KataBench"], path: "Grader/Sources/GraderCore"),
         .executableTarget(name: "grader", dependencies: ["GraderCore"], path: "Grader/Sources/grader"),
-        .testTarget(name: "GraderCoreTests", dependencies: ["GraderCore"], path: "Grader/Tests/GraderCoreTests"),
         // The benchmarks' harness and the dictionary baselines (finished code, like Given/).
         .target(name: "KataBench", path: "Benchmarks/KataBench"),
+    ] + (maintainer || !benchmarks.isEmpty ? [
         .target(name: "DictionaryBench", dependencies: ["KataBench"], path: "Benchmarks/DictionaryBench"),
-        .testTarget(name: "BenchmarkTests", dependencies: ["DictionaryBench", "KataBench"], path: "Benchmarks/Tests/BenchmarkTests"),
-    ] + benchmarks.map(benchmarkExecutable) + (variant == nil ? [] : [
+    ] : []) + (maintainer ? maintainerTests : []) + benchmarks.map(benchmarkExecutable) + (variant == nil ? [] : [
         // What the "exits early" variants call at each entry point.
         .target(name: "KataTripwire", path: "Grader/Variants/Tripwire"),
     ]),

@@ -230,7 +230,8 @@ struct VerifyCommand {
         let stream = directory.appendingPathComponent("support.jsonl")
         let log = directory.appendingPathComponent("support.log")
         try? FileManager.default.removeItem(at: stream)
-        let mode = BuildMode()
+        // The maintainer's tests are built with the solutions (Package.swift, `maintainer`).
+        let mode = BuildMode(solutions: true)
         let arguments = mode.testArguments(filter: "^(KataTestSupportTests|GraderCoreTests|BenchmarkTests|QueueOrderingSelfTests)\\.", eventStream: stream.path)
         let termination = try ChildProcess.run(arguments, in: layout.root, environment: mode.environment(excluding: []), outputFile: log, deadline: 300)
         let events = EventStream(contentsOf: stream)
