@@ -11,7 +11,14 @@ struct GradeCommand {
         let selected = try GraderApp.select(arguments.exercises, from: rubric)
         let style = Style.detect()
         let progress = TerminalProgress(style: style)
-        let report = try grade(selected, progress: progress)
+        var raceChecked: [String] = []
+        let report = try grade(selected, progress: progress) { checksDone in
+            // The points are known; the race check's ThreadSanitizer run may take a while (its
+            // first build much longer): show them now, the verdict follows.
+            progress.clear()
+            print(TextReport.render(checksDone, history: nil, style: style, raceCheckPending: true))
+            raceChecked = checksDone.exercises.filter { if case .lookingForRaces = $0.status { true } else { false } }.map(\.name)
+        }
         progress.clear()
         if Interrupt.requested {
             print("Interrupted: every process the grader started was stopped; no score was recorded.")
@@ -20,7 +27,9 @@ struct GradeCommand {
         var history = History(file: layout.stateDirectory.appendingPathComponent("history.json"))
         if let warning = history.warning { print(style.yellow("Warning: " + warning)) }
         let summary = history.summary(for: report.exercises, solutions: arguments.solutions)
-        print(TextReport.render(report, history: summary, style: style))
+        print(raceChecked.isEmpty
+              ? TextReport.render(report, history: summary, style: style)
+              : TextReport.renderRaceVerdicts(report, checked: raceChecked, history: summary, style: style))
         do { try history.record(report.exercises, solutions: arguments.solutions) } catch {
             print(style.yellow("Warning: the run could not be added to the history: \(error.localizedDescription)"))
         }
@@ -28,25 +37,35 @@ struct GradeCommand {
         return report.allComplete ? 0 : 1
     }
 
-    /// Grades `selected`: the suites, then, unless told not to, ThreadSanitizer on the exercises
-    /// whose checks all pass, so that "complete" means no data race.
-    func grade(_ selected: [Rubric.Exercise], progress: any GradingProgress) throws -> GradeReport {
+    /// Grades `selected`: the suites, then, unless told not to, the race check (ThreadSanitizer)
+    /// on the exercises whose other checks all pass. `beforeRaceCheck` gets the report as it
+    /// stands when a ThreadSanitizer run is about to start (not when every verdict is remembered).
+    func grade(_ selected: [Rubric.Exercise], progress: any GradingProgress,
+               beforeRaceCheck: (GradeReport) -> Void = { _ in }) throws -> GradeReport {
         let started = Date()
         let mode = BuildMode(solutions: arguments.solutions, sanitize: arguments.sanitize)
         let session = GradingSession(
             layout: layout, rubric: rubric, mode: mode, repetitions: arguments.repetitions,
             timeoutOverride: arguments.timeout, progress: progress)
         var results = try session.grade(selected)
-        if arguments.raceCheck && !arguments.sanitize && !Interrupt.requested {
-            try RaceCheck(layout: layout, rubric: rubric, mode: mode, progress: progress).apply(to: &results)
-        }
         let manifest = IntegrityManifest.load(layout: layout)
         if !arguments.solutions, let manifest {
             for index in results.indices { results[index].copiedFromSolution = manifest.isCopiedFromSolution(results[index].name, layout: layout) }
         }
-        var report = GradeReport(mode: mode, exercises: results, modifiedFiles: modifiedFiles(manifest), date: Date())
-        report.seconds = Date().timeIntervalSince(started)
-        return report
+        let modified = modifiedFiles(manifest)
+        func report() -> GradeReport {
+            var report = GradeReport(mode: mode, exercises: results, modifiedFiles: modified, date: Date())
+            report.seconds = Date().timeIntervalSince(started)
+            return report
+        }
+        if arguments.raceCheck && !arguments.sanitize && !Interrupt.requested {
+            let check = RaceCheck(layout: layout, rubric: rubric, mode: mode, progress: progress)
+            if !check.unknown(in: results).isEmpty { beforeRaceCheck(report()) }
+            try check.apply(to: &results)
+        } else if !arguments.sanitize {
+            for index in results.indices { results[index].record(.notRun(reason: "--no-race-check")) }
+        }
+        return report()
     }
 
     func modifiedFiles(_ committed: IntegrityManifest?) -> [String] {

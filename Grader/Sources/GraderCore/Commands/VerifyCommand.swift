@@ -38,7 +38,14 @@ struct VerifyCommand {
         let progress = TerminalProgress(style: style)
         let solutions = try timed { try session(BuildMode(solutions: true), progress).grade(rubric.exercises) }
         progress.clear()
-        step("every solution passes every check (\(solutions.seconds) s)", solutionProblems(solutions.value))
+        // The race check is a check like the others: the solutions must earn it too.
+        let raceChecked = try timed { () throws -> [ExerciseResult] in
+            var results = solutions.value
+            try RaceCheck(layout: layout, rubric: rubric, mode: BuildMode(solutions: true), progress: progress).apply(to: &results)
+            return results
+        }
+        progress.clear()
+        step("every solution passes every check (\(solutions.seconds) s), the race check included (\(raceChecked.seconds) s)", solutionProblems(raceChecked.value))
         step("suites declare exactly the rubric's checks, with the titles CHECKLIST.md shows", declarationProblems(solutions.value))
 
         let stubs = try timed { try session(BuildMode(), progress).grade(rubric.exercises) }
@@ -63,11 +70,9 @@ struct VerifyCommand {
                 grading.testEnvironment = environment
                 let graded = try timed { () throws -> [ExerciseResult] in
                     var results = try grading.grade(exercises)
-                    // A variant whose only fault is a data race passes every check: "complete"
-                    // must still be out of its reach, through the race check.
-                    if results.contains(where: \.isComplete) {
-                        try RaceCheck(layout: layout, rubric: rubric, mode: BuildMode(variant: variant), progress: progress).apply(to: &results)
-                    }
+                    // A variant whose only fault is a data race passes every other check: full
+                    // points and "complete" must still be out of its reach, through the race check.
+                    try RaceCheck(layout: layout, rubric: rubric, mode: BuildMode(variant: variant), progress: progress).apply(to: &results)
                     return results
                 }
                 progress.clear()
@@ -135,6 +140,9 @@ struct VerifyCommand {
                     problems.append("\(exercise.name): \(check.test) requires \(required), which the rubric does not list")
                 }
             }
+            if exercise.checks.filter(\.isRaceCheck).count != 1 || exercise.checks.last?.isRaceCheck != true || exercise.raceCheck?.points ?? 0 <= 0 {
+                problems.append("\(exercise.name): the rubric must end with the race check, \"\(Rubric.raceCheckTest)\", once, with points")
+            }
         }
         return problems
     }
@@ -182,7 +190,7 @@ struct VerifyCommand {
         rubric.exercises.flatMap { exercise -> [String] in
             let declared = results.first { $0.name == exercise.name }?.declared ?? []
             var problems: [String] = []
-            let rubricNames = exercise.checks.map(\.test)
+            let rubricNames = exercise.suiteChecks.map(\.test)
             if Set(rubricNames).count != rubricNames.count { problems.append("\(exercise.name): the rubric names a test twice") }
             let declaredNames = declared.map(\.name)
             if Set(declaredNames).count != declaredNames.count { problems.append("\(exercise.name): two tests share a function name") }

@@ -56,7 +56,11 @@ struct WatchCommand {
         var options = arguments
         options.exercises = [name]
         let command = GradeCommand(layout: layout, rubric: rubric, arguments: options)
-        let report = try command.grade(try GraderApp.select([name], from: rubric), progress: progress)
+        let report = try command.grade(try GraderApp.select([name], from: rubric), progress: progress) { checksDone in
+            // The points first; the race check's verdict replaces this screen when it comes.
+            progress.clear()
+            show(TextReport.render(checksDone, history: nil, style: style, raceCheckPending: true), style: style)
+        }
         progress.clear()
         var history = History(file: layout.stateDirectory.appendingPathComponent("history.json"))
         let summary = history.summary(for: report.exercises, solutions: false)

@@ -11,14 +11,20 @@ struct SwiftSourceText {
         code = Self.blankCommentsAndStrings(text).components(separatedBy: "\n")
     }
 
+    /// The text with its comments replaced by spaces, string literals kept.
+    static func withoutComments(_ text: String) -> String {
+        blankCommentsAndStrings(text, blankingStrings: false)
+    }
+
     /// Replaces comments and the contents of string literals (plain, multi-line and raw) with
     /// spaces, keeping line breaks and the quotes, so line numbers and the code around stay.
-    static func blankCommentsAndStrings(_ text: String) -> String {
+    static func blankCommentsAndStrings(_ text: String, blankingStrings: Bool = true) -> String {
         let characters = Array(text)
         var output: [Character] = []
         output.reserveCapacity(characters.count)
         var index = 0
         func blank(_ character: Character) -> Character { character == "\n" ? "\n" : " " }
+        func inString(_ character: Character) -> Character { blankingStrings ? blank(character) : character }
         func starts(_ literal: String, at position: Int) -> Bool {
             let needle = Array(literal)
             guard position + needle.count <= characters.count else { return false }
@@ -52,12 +58,12 @@ struct SwiftSourceText {
                 index = quoteStart + quotes.count
                 while index < characters.count && !starts(closing, at: index) {
                     if hashes == 0 && characters[index] == "\\" && index + 1 < characters.count {
-                        output += [" ", blank(characters[index + 1])]
+                        output += [inString(characters[index]), inString(characters[index + 1])]
                         index += 2
                         continue
                     }
                     if quotes == "\"" && characters[index] == "\n" { break }
-                    output.append(blank(characters[index]))
+                    output.append(inString(characters[index]))
                     index += 1
                 }
                 if index < characters.count && starts(closing, at: index) {

@@ -55,9 +55,11 @@ public enum Checklist {
 
         A check marked "only with" earns its points only when the checks it names pass too: it
         checks a property that code without synchronization can have by accident (two readers
-        overlapping), which is worth something only together with the safety it presumes. An
-        exercise whose checks all pass is "complete" only when ThreadSanitizer finds no data race in
-        its suite.
+        overlapping), which is worth something only together with the safety it presumes. The last
+        check of every exercise is the race check, which the grader runs itself: once every other
+        check passes, it runs the exercise's suite under ThreadSanitizer, and the check passes when
+        no data race is reported in the exercise's code. An exercise is "complete" when every
+        check passes, the race check included.
 
         """
         for (number, exercise) in rubric.exercises.enumerated() {
@@ -67,6 +69,10 @@ public enum Checklist {
             if let note = exercise.platformNote { text += "Only on Apple platforms: \(note)\n\n" }
             text += "| # | Check | Points | Test |\n|---|---|---|---|\n"
             for (index, check) in exercise.checks.enumerated() {
+                if check.isRaceCheck {
+                    text += "| \(index + 1) | \(Rubric.raceCheckTitle) (run by the grader once every other check passes) | \(check.points) | ThreadSanitizer |\n"
+                    continue
+                }
                 var title = (titles[check.test] ?? "(no @Test named \(check.test) found)").replacingOccurrences(of: "|", with: "\\|")
                 if let required = check.requires, !required.isEmpty {
                     let numbers = required.compactMap { name in exercise.checks.firstIndex { $0.test == name }.map { "#\($0 + 1)" } }

@@ -75,6 +75,8 @@ public enum JSONReport {
         case .crashed(let signal, let running):
             ("\(signal == 0 ? "exited early" : "signal \(signal)") in \(running ?? "the suite"): \(Scoring.crashExplanation(signal))", nil, nil)
         case .dataRace(let finding): ("ThreadSanitizer: \(finding.summary)", finding.file, finding.line)
+        case .lookingForRaces: ("every other check passes; the race check had not ended", nil, nil)
+        case .raceCheckNotRun(let reason): ("every other check passes; the race check did not run (\(reason)), so its points are not earned", nil, nil)
         }
     }
 }

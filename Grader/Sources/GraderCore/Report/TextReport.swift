@@ -2,7 +2,9 @@ import Foundation
 
 /// The progress table a learner reads after every run.
 public enum TextReport {
-    public static func render(_ report: GradeReport, history: HistorySummary?, style: Style) -> String {
+    /// The table, the score and the next step; with `raceCheckPending`, the table and a line that
+    /// says the race check is running (the score follows in `renderRaceVerdicts`).
+    public static func render(_ report: GradeReport, history: HistorySummary?, style: Style, raceCheckPending: Bool = false) -> String {
         var lines: [String] = []
         let source = report.mode.solutions ? "Solutions/" : "Exercises/"
         lines.append(style.bold("Concurrency Kata: grading \(source)") + (report.mode.sanitize ? " with ThreadSanitizer" : ""))
@@ -22,6 +24,39 @@ public enum TextReport {
             lines += detail(exercise, style: style).map { "      " + $0 }
         }
         lines.append("")
+        if raceCheckPending {
+            let pending = report.exercises.filter { if case .lookingForRaces = $0.status { true } else { false } }.map(\.name)
+            lines.append(style.bold("Points so far: \(report.points)/\(report.totalPoints).") + " Every other check of \(pending.joined(separator: ", ")) passes; ThreadSanitizer is looking for data races (the last check)…")
+            return lines.joined(separator: "\n")
+        }
+        lines += scoreAndNextStep(report, history: history, style: style)
+        return lines.joined(separator: "\n")
+    }
+
+    /// The second step of a run whose race check ran after the table was shown: one line per
+    /// exercise checked, then the score and the next step.
+    public static func renderRaceVerdicts(_ report: GradeReport, checked: [String], history: HistorySummary?, style: Style) -> String {
+        var lines: [String] = []
+        for exercise in report.exercises where checked.contains(exercise.name) {
+            let race = exercise.checks.first { $0.test == Rubric.raceCheckTest }
+            switch exercise.status {
+            case .dataRace(let finding):
+                lines.append(style.red("✘ ") + "\(exercise.title): ThreadSanitizer found a data race" + (finding.file.map { " at \($0):\(finding.line ?? 0)" } ?? "") + ": not complete.")
+                lines += detail(exercise, style: style).map { "    " + style.dim($0) }
+            case .complete, .completeOnThisPlatform:
+                lines.append(style.green("✔ ") + "\(exercise.title): no data race" + (race.map { " (+\($0.earned) points)" } ?? "") + ": " + statusWord(exercise.status, style: style) + ".")
+                if case .completeOnThisPlatform = exercise.status { lines += detail(exercise, style: style).map { "    " + $0 } }
+            default:
+                lines.append("\(exercise.title): " + statusWord(exercise.status, style: style) + ".")
+            }
+        }
+        lines.append("")
+        lines += scoreAndNextStep(report, history: history, style: style)
+        return lines.joined(separator: "\n")
+    }
+
+    static func scoreAndNextStep(_ report: GradeReport, history: HistorySummary?, style: Style) -> [String] {
+        var lines: [String] = []
         var score = style.bold("Score: \(report.points)/\(report.totalPoints)")
         if let history {
             if let change = history.changeSinceLast {
@@ -33,7 +68,7 @@ public enum TextReport {
         }
         lines.append(score)
         lines += nextStep(report, style: style)
-        return lines.joined(separator: "\n")
+        return lines
     }
 
     static func statusWord(_ status: ExerciseStatus, style: Style) -> String {
@@ -47,6 +82,8 @@ public enum TextReport {
         case .timedOut: style.red("timed out")
         case .crashed: style.red("crashed")
         case .dataRace: style.red("data race")
+        case .lookingForRaces: style.yellow("looking for data races…")
+        case .raceCheckNotRun: style.yellow("race check not run")
         }
     }
 
@@ -76,6 +113,10 @@ public enum TextReport {
         case .dataRace(let finding):
             let place = finding.file.map { " at \($0):\(finding.line ?? 0)" } ?? ""
             return ["ThreadSanitizer: \(finding.summary)\(place): two threads touch that state at once, at least one writing, without protection."]
+        case .lookingForRaces:
+            return ["Every other check passes. ThreadSanitizer is running the suite once more to look for data races (the last check)."]
+        case .raceCheckNotRun(let reason):
+            return ["Every other check passes, but the race check did not run (\(reason)): its points are not earned and the exercise is not complete."]
         }
     }
 
@@ -92,6 +133,14 @@ public enum TextReport {
             lines.append(style.bold("Next: ") + "make \(exercise.name) compile (\(error.file):\(error.line)).")
         case .inProgress:
             lines.append(style.bold("Next: ") + "in \(exercise.name), make \"\(exercise.firstFailing?.title ?? "")\" pass.")
+        case .raceCheckNotRun:
+            lines.append(style.bold("Next: ") + "grade \(exercise.name) without --no-race-check: the race check is its last check.")
+            return lines
+        case .dataRace(let finding):
+            lines.append(style.bold("Next: ") + "in \(exercise.name), protect the state that two threads touch at once" + (finding.file.map { " (\($0):\(finding.line ?? 0))" } ?? "") + ".")
+            lines.append("      See the whole report: swift run grader \(exercise.name) --sanitize")
+            lines.append("      Get a hint:           swift run grader hint \(exercise.name)")
+            return lines
         default:
             lines.append(style.bold("Next: ") + "fix \(exercise.name) (\(exercise.status.keyword.replacingOccurrences(of: "_", with: " "))).")
         }

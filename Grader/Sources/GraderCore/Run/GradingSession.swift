@@ -90,10 +90,9 @@ public struct GradingSession {
             // Only a report with a frame in the exercise's own code is the learner's: a race
             // inside the toolchain's libraries or the test support is not theirs to fix.
             if let race = findings.first(where: { $0.file != nil }) {
-                switch result.status {
-                case .complete, .completeOnThisPlatform, .inProgress: result.status = .dataRace(race)
-                default: break
-                }
+                result.record(.race(race))
+            } else if mode.sanitize {
+                result.record(.noRace)
             }
             result.declared = exerciseRuns.first { !$0.stream.declared.isEmpty }?.stream.declared ?? []
             return result

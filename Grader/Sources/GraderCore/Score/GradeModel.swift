@@ -32,8 +32,13 @@ public enum ExerciseStatus: Equatable, Sendable {
     case exitedEarly(code: Int32, runningTest: String?)
     /// The process printed more than the output limit and was stopped.
     case outputLimitExceeded(runningTest: String?)
-    /// ThreadSanitizer reported a data race (with `--sanitize`); every check may still pass.
+    /// ThreadSanitizer reported a data race in the exercise's code; every other check may pass.
     case dataRace(SanitizerFinding)
+    /// Every other check passed; the race check is running (shown before its verdict, never final
+    /// unless the run was interrupted).
+    case lookingForRaces
+    /// Every other check passed, but the race check did not run (`reason`: `--no-race-check`).
+    case raceCheckNotRun(reason: String)
 
     /// A stable word for JSON and scripts.
     public var keyword: String {
@@ -47,6 +52,8 @@ public enum ExerciseStatus: Equatable, Sendable {
         case .timedOut: "timed_out"
         case .crashed: "crashed"
         case .dataRace: "data_race"
+        case .lookingForRaces: "looking_for_races"
+        case .raceCheckNotRun: "race_check_not_run"
         }
     }
 }
@@ -71,11 +78,60 @@ public struct ExerciseResult: Equatable, Sendable {
     public var declared: [DeclaredTest] = []
     /// The learner's files are byte for byte the reference solution's (for instructors).
     public var copiedFromSolution = false
+    /// What only Apple platforms check (the rubric's), for "complete on Linux".
+    public var platformNote: String?
 
     public var points: Int { checks.reduce(0) { $0 + $1.earned } }
     public var totalPoints: Int { checks.reduce(0) { $0 + $1.points } }
     public var passedChecks: Int { checks.filter(\.passed).count }
     public var firstFailing: CheckResult? { checks.first { !$0.passed } }
+    /// Every check but the race check passed: the race check may run.
+    public var otherChecksPass: Bool { checks.allSatisfy { $0.passed || $0.test == Rubric.raceCheckTest } }
+
+    /// What the race check found.
+    public enum RaceVerdict: Equatable, Sendable {
+        case noRace
+        case race(SanitizerFinding)
+        case notRun(reason: String)
+    }
+
+    /// Records the race check's verdict in its check and in the status. A race is reported
+    /// whatever the other checks did (it is often their cause); the check's points are earned
+    /// only when every other check passes and ThreadSanitizer found nothing.
+    public mutating func record(_ verdict: RaceVerdict) {
+        guard let index = checks.firstIndex(where: { $0.test == Rubric.raceCheckTest }) else {
+            if case .race(let finding) = verdict { status = .dataRace(finding) }
+            return
+        }
+        let othersPass = otherChecksPass
+        switch verdict {
+        case .noRace where othersPass:
+            checks[index].passed = true
+            checks[index].earned = checks[index].points
+            checks[index].message = nil
+            checks[index].file = nil
+            checks[index].line = nil
+            if case .lookingForRaces = status {
+                status = platformNote.map { Platform.checksEverything ? .complete : .completeOnThisPlatform(note: $0) } ?? .complete
+            }
+        case .noRace:
+            break
+        case .race(let finding):
+            checks[index].passed = false
+            checks[index].earned = 0
+            checks[index].message = "ThreadSanitizer: \(finding.summary)\(finding.file.map { " at \($0):\(finding.line ?? 0)" } ?? ""): two threads touch that state at once, at least one of them writing, without protection."
+            checks[index].file = finding.file
+            checks[index].line = finding.line
+            switch status {
+            case .lookingForRaces, .inProgress, .complete, .completeOnThisPlatform: status = .dataRace(finding)
+            default: break
+            }
+        case .notRun(let reason):
+            checks[index].message = "Not checked: \(reason). No points without it."
+            if case .lookingForRaces = status { status = .raceCheckNotRun(reason: reason) }
+        }
+    }
+
     /// Complete, on this platform at least.
     public var isComplete: Bool {
         switch status {

@@ -20,6 +20,9 @@ public struct Rubric: Codable, Equatable, Sendable {
             self.points = points
             self.requires = requires
         }
+
+        /// The check the grader runs itself, not the suite: see `Rubric.raceCheckTest`.
+        public var isRaceCheck: Bool { test == Rubric.raceCheckTest }
     }
 
     public struct Exercise: Codable, Equatable, Sendable {
@@ -34,7 +37,18 @@ public struct Rubric: Codable, Equatable, Sendable {
 
         public var totalPoints: Int { checks.reduce(0) { $0 + $1.points } }
         public var deadline: Double { timeoutSeconds ?? Rubric.defaultTimeoutSeconds }
+        /// The checks its suite declares: every check but the race check.
+        public var suiteChecks: [Check] { checks.filter { !$0.isRaceCheck } }
+        /// The race check's entry (verify requires one, last, in every exercise).
+        public var raceCheck: Check? { checks.first(where: \.isRaceCheck) }
     }
+
+    /// Freedom from data races, worth points of its own in every exercise: the grader runs the
+    /// exercise's suite under ThreadSanitizer once every other check passes, and the check passes
+    /// when it reports no race in the exercise's code. It stands in the rubric like any check (last),
+    /// under this name, which no suite declares.
+    public static let raceCheckTest = "noDataRace"
+    public static let raceCheckTitle = "No data race: ThreadSanitizer finds none in the exercise's code while its suite runs"
 
     public var exercises: [Exercise]
 

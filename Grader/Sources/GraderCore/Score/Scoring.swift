@@ -13,6 +13,13 @@ public enum Scoring {
         let declared = runs.first(where: { !$0.declared.isEmpty })?.declared ?? []
         var checks: [CheckResult] = []
         for check in exercise.checks {
+            if check.isRaceCheck {
+                // Run by the grader once every other check passes (`ExerciseResult.record`).
+                checks.append(CheckResult(
+                    test: check.test, title: Rubric.raceCheckTitle, points: check.points, earned: 0, passed: false,
+                    message: "Not checked: another check fails. ThreadSanitizer looks for data races once every other check passes."))
+                continue
+            }
             let test = declared.first { $0.name == check.test }
             var passed = test != nil && !runs.isEmpty
             var firstIssue: IssueReport?
@@ -36,13 +43,18 @@ public enum Scoring {
                 message: passed ? nil : firstIssue?.message, file: firstIssue?.file, line: firstIssue?.line))
         }
         withholdPointsOfUnmetRequirements(&checks, exercise: exercise)
-        var status = status(checks: checks, runs: runs, terminations: terminations, deadline: deadline)
-        if status == .complete, let note = exercise.platformNote, !Platform.checksEverything {
+        var status = status(checks: checks.filter { $0.test != Rubric.raceCheckTest }, runs: runs, terminations: terminations, deadline: deadline)
+        if status == .complete, exercise.raceCheck != nil {
+            status = .lookingForRaces
+            if let index = checks.firstIndex(where: { $0.test == Rubric.raceCheckTest }) { checks[index].message = "Not checked yet." }
+        } else if status == .complete, let note = exercise.platformNote, !Platform.checksEverything {
             status = .completeOnThisPlatform(note: note)
         }
-        return ExerciseResult(
+        var result = ExerciseResult(
             name: exercise.name, title: exercise.title, status: status, checks: checks,
             runs: runs.count, seconds: seconds)
+        result.platformNote = exercise.platformNote
+        return result
     }
 
     /// A check whose requirements did not all pass keeps "passed" but earns nothing, and says why.
@@ -101,7 +113,7 @@ public enum Scoring {
         ExerciseResult(
             name: exercise.name, title: exercise.title, status: .doesNotCompile(error),
             checks: exercise.checks.map {
-                CheckResult(test: $0.test, title: $0.test, points: $0.points, earned: 0, passed: false,
+                CheckResult(test: $0.test, title: $0.isRaceCheck ? Rubric.raceCheckTitle : $0.test, points: $0.points, earned: 0, passed: false,
                             message: "does not compile", file: error.file, line: error.line)
             }, runs: 0, seconds: 0)
     }
