@@ -17,6 +17,7 @@ struct GradeCommand {
             // first build much longer): show them now, the verdict follows.
             progress.clear()
             print(TextReport.render(checksDone, history: nil, style: style, raceCheckPending: true))
+            Style.flush()
             raceChecked = checksDone.exercises.filter { if case .lookingForRaces = $0.status { true } else { false } }.map(\.name)
         }
         progress.clear()

@@ -18,7 +18,11 @@ struct WatchCommand {
             detector: ChangeDetector(root: layout.root.appendingPathComponent("Exercises")),
             exercises: rubric.exercises.map(\.name), named: named?.name)
         var current = named?.name ?? firstUnfinished()
+        // The race check's ThreadSanitizer build, made ahead of need while the learner works.
+        let prebuild = RaceCheckPrebuild(layout: layout, rubric: rubric)
+        defer { prebuild.stop() }
         show(regradeOrExplain(current, style: style), style: style)
+        if arguments.raceCheck { prebuild.start(current) }
         while !Interrupt.requested {
             switch keys.poll() {
             case .quit?: return 0
@@ -28,6 +32,7 @@ struct WatchCommand {
             if let exercise = loop.exerciseToRegrade() {
                 current = exercise
                 show(regradeOrExplain(exercise, style: style), style: style)
+                if arguments.raceCheck { prebuild.start(exercise) }
             }
             usleep(100_000)
         }
@@ -73,11 +78,13 @@ struct WatchCommand {
         let time = DateFormatter.localizedString(from: Date(), dateStyle: .none, timeStyle: .medium)
         print(clear + style.dim("grader watch · graded at \(time) · save a file under Exercises/ to re-grade · h: next hint · q: quit") + "\n")
         print(text)
+        Style.flush()
     }
 
     func showHint(_ name: String) throws {
         print("")
         _ = try HintCommand.run(name, layout: layout, rubric: rubric, onlyNewest: true)
+        Style.flush()
     }
 }
 

@@ -24,6 +24,13 @@ public struct Style: Sendable {
 
     public static let plain = Style(colour: false, live: false)
 
+    /// Sends what `print` has buffered. On a pipe (`| tee`, an editor's output pane) standard
+    /// output is buffered by blocks of kilobytes, so a screen printed and then waited on (watch
+    /// mode's, or the points before the race check) would otherwise not appear until much later.
+    public static func flush() {
+        fflush(nil)
+    }
+
     func paint(_ text: String, _ code: String) -> String { colour ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text }
     public func green(_ text: String) -> String { paint(text, "32") }
     public func red(_ text: String) -> String { paint(text, "31") }

@@ -192,20 +192,24 @@ final class LockedSet: @unchecked Sendable {
     var all: Set<pid_t> { lock.lock(); defer { lock.unlock() }; return members }
 }
 
-/// Ctrl-C: kill the children's process groups, then let the grader report and exit.
+/// Ctrl-C (and a terminal closed, or a `kill`): kill the children's process groups, then let the
+/// grader report and exit. The children run in process groups of their own, so a signal sent to
+/// the grader's group alone would leave them running.
 public enum Interrupt {
     nonisolated(unsafe) static var requested = false
-    nonisolated(unsafe) private static var source: DispatchSourceSignal?
+    nonisolated(unsafe) private static var sources: [DispatchSourceSignal] = []
 
     public static func install() {
-        signal(SIGINT, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        source.setEventHandler {
-            requested = true
-            for group in ChildProcess.runningGroups.all { ProcessTree.killAll(below: group) }
+        for number in [SIGINT, SIGTERM, SIGHUP] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                requested = true
+                for group in ChildProcess.runningGroups.all { ProcessTree.killAll(below: group) }
+            }
+            source.resume()
+            sources.append(source)
         }
-        source.resume()
-        self.source = source
     }
 }
 
