@@ -38,7 +38,7 @@ struct ReportTests {
 
     @Test("The table names the running check of a timed-out exercise and the next step")
     func table() {
-        let text = TextReport.render(Self.report, history: HistorySummary(changeSinceLast: 1, best: 2), style: .plain)
+        let text = TextReport.render(Self.report, screen: Screen(history: HistorySummary(changeSinceLast: 1, best: 2), focus: "Demo"), style: .plain)
         #expect(text.contains("timed out"))
         #expect(text.contains("Deadlock suspected in \"Hangs\""))
         #expect(text.contains("Score: 1/6 (+1 since the last run; best 2)"))

@@ -38,6 +38,8 @@ public struct Arguments: Equatable, Sendable {
     public var write = false
     /// `reset --yes`: no question asked.
     public var yes = false
+    /// `--verbose`: every exercise's detail, not only the one in focus.
+    public var verbose = false
 
     public static let usage = """
     Concurrency Kata grader
@@ -62,6 +64,8 @@ public struct Arguments: Equatable, Sendable {
       --classroom FILE   write GitHub Classroom's runner result (partial credit per check)
       --no-race-check    do not run ThreadSanitizer before calling an exercise complete
       --no-wait          exit 2 at once if another grader is running in this clone
+      -v, --verbose      every exercise's first failing check and message, not only the
+                         exercise in focus (the one named, else the last one you changed)
       -h, --help         this text
 
     MAINTAINERS
@@ -100,6 +104,7 @@ public struct Arguments: Equatable, Sendable {
             case "--sanitize": arguments.sanitize = true
             case "--write": arguments.write = true
             case "--yes", "-y": arguments.yes = true
+            case "--verbose", "-v": arguments.verbose = true
             case "--repeat":
                 guard let count = Int(try value(word)), count >= 1 else { throw GraderError.badArguments("--repeat takes a whole number of at least 1") }
                 arguments.repetitions = count

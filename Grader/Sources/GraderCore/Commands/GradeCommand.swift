@@ -12,11 +12,12 @@ struct GradeCommand {
         let style = Style.detect()
         let progress = TerminalProgress(style: style)
         var raceChecked: [String] = []
+        var history = History(file: layout.stateDirectory.appendingPathComponent("history.json"))
         let report = try grade(selected, progress: progress) { checksDone in
             // The points are known; the race check's ThreadSanitizer run may take a while (its
             // first build much longer): show them now, the verdict follows.
             progress.clear()
-            print(TextReport.render(checksDone, history: nil, style: style, raceCheckPending: true))
+            print(TextReport.render(checksDone, screen: screen(for: checksDone, history: history, style: style), style: style, raceCheckPending: true))
             Style.flush()
             raceChecked = checksDone.exercises.filter { if case .lookingForRaces = $0.status { true } else { false } }.map(\.name)
         }
@@ -25,12 +26,11 @@ struct GradeCommand {
             print("Interrupted: every process the grader started was stopped; no score was recorded.")
             return 2
         }
-        var history = History(file: layout.stateDirectory.appendingPathComponent("history.json"))
         if let warning = history.warning { print(style.yellow("Warning: " + warning)) }
-        let summary = history.summary(for: report.exercises, solutions: arguments.solutions)
+        let finalScreen = screen(for: report, history: history, style: style)
         print(raceChecked.isEmpty
-              ? TextReport.render(report, history: summary, style: style)
-              : TextReport.renderRaceVerdicts(report, checked: raceChecked, history: summary, style: style))
+              ? TextReport.render(report, screen: finalScreen, style: style)
+              : TextReport.renderRaceVerdicts(report, checked: raceChecked, screen: finalScreen, style: style))
         do { try history.record(report.exercises, solutions: arguments.solutions) } catch {
             print(style.yellow("Warning: the run could not be added to the history: \(error.localizedDescription)"))
         }
@@ -67,6 +67,19 @@ struct GradeCommand {
             for index in results.indices { results[index].record(.notRun(reason: "--no-race-check")) }
         }
         return report()
+    }
+
+    /// What the screen shows around `report`: the score's history, the course's progress, the
+    /// exercise in focus, the terminal's width.
+    func screen(for report: GradeReport, history: History, style: Style) -> Screen {
+        let learner = !arguments.solutions && report.mode.variant == nil
+        return Screen(
+            history: history.summary(for: report.exercises, solutions: arguments.solutions),
+            course: learner ? CourseProgress.of(report, rubric: rubric, history: history) : nil,
+            focus: Focus.choose(report, named: arguments.exercises, layout: layout, manifest: learner ? IntegrityManifest.load(layout: layout) : nil),
+            verbose: arguments.verbose,
+            width: style.live ? TerminalProgress.width : nil,
+            numbers: Dictionary(uniqueKeysWithValues: rubric.exercises.enumerated().map { ($1.name, $0 + 1) }))
     }
 
     func modifiedFiles(_ committed: IntegrityManifest?) -> [String] {

@@ -1,13 +1,35 @@
 import Foundation
 
-/// `grader list`: exercises in course order with their status from the last run.
+/// `grader list`: the exercises in course order, whole titles aligned whatever their number and
+/// width, with the points earned and the status of the last run of each.
 enum ListCommand {
     static func run(layout: KataLayout, rubric: Rubric) -> Int32 {
-        let statuses = History(file: layout.stateDirectory.appendingPathComponent("history.json")).latestStatuses
-        for (index, exercise) in rubric.exercises.enumerated() {
-            let status = statuses[exercise.name].map { $0.replacingOccurrences(of: "_", with: " ") } ?? "not graded yet"
-            print("\(index + 1). \(exercise.name.padding(toLength: 22, withPad: " ", startingAt: 0)) \(exercise.title.padding(toLength: 34, withPad: " ", startingAt: 0)) \(exercise.totalPoints) points  \(status)")
-        }
+        print(render(rubric: rubric, history: History(file: layout.stateDirectory.appendingPathComponent("history.json")), style: Style.detect()))
         return 0
+    }
+
+    static func render(rubric: Rubric, history: History, style: Style) -> String {
+        let latest = history.latestLearnerResults
+        let rows = rubric.exercises.enumerated().map { index, exercise -> [String] in
+            let last = latest[exercise.name]
+            let points = "\(last.map { String(min($0.points, exercise.totalPoints)) } ?? "–")/\(exercise.totalPoints)"
+            let status = last.map { $0.status.replacingOccurrences(of: "_", with: " ") } ?? "not graded yet"
+            return [String(index + 1), exercise.name, points, status, exercise.title]
+        }
+        // The title last: a long one runs on to the end of its line without moving the columns.
+        let headings = ["#", "Exercise", "Points", "Status", "Title"]
+        let widths = headings.indices.map { column in ([headings] + rows).map { TextLayout.width($0[column]) }.max() ?? 0 }
+        func line(_ cells: [String]) -> String {
+            "  " + cells.indices.map { column in
+                let rightAligned = column == 0 || column == 2
+                return column == cells.count - 1 ? cells[column] : TextLayout.pad(cells[column], to: widths[column], alignRight: rightAligned)
+            }.joined(separator: "  ")
+        }
+        var lines = [style.dim(line(headings))] + rows.map(line)
+        let complete = rubric.exercises.filter { latest[$0.name]?.status.hasPrefix("complete") == true }.count
+        let points = rubric.exercises.reduce(0) { $0 + min(latest[$1.name]?.points ?? 0, $1.totalPoints) }
+        lines.append("")
+        lines.append("Course: \(complete) of \(rubric.exercises.count) exercises complete · \(points)/\(rubric.totalPoints) points")
+        return lines.joined(separator: "\n")
     }
 }

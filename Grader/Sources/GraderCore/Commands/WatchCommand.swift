@@ -61,16 +61,16 @@ struct WatchCommand {
         var options = arguments
         options.exercises = [name]
         let command = GradeCommand(layout: layout, rubric: rubric, arguments: options)
+        var history = History(file: layout.stateDirectory.appendingPathComponent("history.json"))
         let report = try command.grade(try GraderApp.select([name], from: rubric), progress: progress) { checksDone in
             // The points first; the race check's verdict replaces this screen when it comes.
             progress.clear()
-            show(TextReport.render(checksDone, history: nil, style: style, raceCheckPending: true), style: style)
+            show(TextReport.render(checksDone, screen: command.screen(for: checksDone, history: history, style: style), style: style, raceCheckPending: true), style: style)
         }
         progress.clear()
-        var history = History(file: layout.stateDirectory.appendingPathComponent("history.json"))
-        let summary = history.summary(for: report.exercises, solutions: false)
+        let finalScreen = command.screen(for: report, history: history, style: style)
         try? history.record(report.exercises, solutions: false)
-        return TextReport.render(report, history: summary, style: style)
+        return TextReport.render(report, screen: finalScreen, style: style)
     }
 
     func show(_ text: String, style: Style) {

@@ -18,8 +18,9 @@ public enum MarkdownReport {
         }
         let unfinished = report.exercises.filter { !$0.isComplete }
         if !unfinished.isEmpty {
+            // The detail folds away, so the job summary opens on the table.
             lines.append("")
-            lines.append("### What is left")
+            lines.append("<details><summary>What is left (\(unfinished.count) exercise\(unfinished.count == 1 ? "" : "s"))</summary>")
             for exercise in unfinished {
                 lines.append("")
                 lines.append("**\(cell(exercise.title))**: \(cell(JSONReport.describe(exercise.status).0 ?? exercise.status.keyword))")
@@ -28,6 +29,8 @@ public enum MarkdownReport {
                     lines.append("- ✘ \(cell(check.title)): \(cell(check.message ?? "failed"))")
                 }
             }
+            lines.append("")
+            lines.append("</details>")
         }
         lines.append("")
         lines.append("_Graded \(report.mode.solutions ? "Solutions/" : "Exercises/") on \(Platform.name) in \(String(format: "%.1f", report.seconds)) s._")

@@ -60,6 +60,16 @@ public struct History {
         try encoder.encode(entries).write(to: file, options: .atomic)
     }
 
+    /// The latest points and status of each exercise in learner mode, for `grader list` and the
+    /// course's progress line.
+    public var latestLearnerResults: [String: (points: Int, status: String)] {
+        var results: [String: (points: Int, status: String)] = [:]
+        for entry in entries where !entry.solutions {
+            for (name, status) in entry.statuses { results[name] = (entry.points[name] ?? 0, status) }
+        }
+        return results
+    }
+
     /// The latest status of each exercise in learner mode, for `grader list`.
     public var latestStatuses: [String: String] {
         var statuses: [String: String] = [:]

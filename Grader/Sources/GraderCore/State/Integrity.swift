@@ -57,6 +57,12 @@ public struct IntegrityManifest: Codable, Equatable, Sendable {
     /// solution's file of the same name, and there are the same files: for an instructor, a
     /// sign that the solution was copied. Compared by blob id with the manifest, so deleting
     /// `Solutions/` does not hide it.
+    /// Whether the learner has changed any Swift file of `exercise` from the untouched stub.
+    public func isStarted(_ exercise: String, layout: KataLayout) -> Bool {
+        Self.files(under: "Exercises/\(exercise)", layout: layout).filter { $0.hasSuffix(".swift") }
+            .contains { stubs[$0] != Self.blobID(of: $0, layout: layout) }
+    }
+
     public func isCopiedFromSolution(_ exercise: String, layout: KataLayout) -> Bool {
         let learner = Dictionary(uniqueKeysWithValues: Self.files(under: "Exercises/\(exercise)", layout: layout)
             .filter { $0.hasSuffix(".swift") }
