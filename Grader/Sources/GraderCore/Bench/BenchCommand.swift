@@ -31,13 +31,14 @@ struct BenchCommand {
         var summaries: [BenchSummary] = []
         for name in names {
             guard ready.contains(name) else {
-                print(style.yellow("\(name): not measured, because its suite is not complete yet.")
-                    + " A racy or unfinished implementation measured is a crash or a meaningless number. Finish it first: swift run grader \(name)")
+                print(style.yellow(L("\(name): not measured, because its suite is not complete yet.", "\(name)：没有测量，因为它的测试还没有全部通过。"))
+                    + L(" A racy or unfinished implementation measured is a crash or a meaningless number. Finish it first: swift run grader \(name)",
+                        "测量有竞争或没写完的实现，得到的是崩溃或没有意义的数字。先完成它：swift run grader \(name)"))
                 continue
             }
-            progress.note("Building the \(name) benchmark in release mode…")
+            progress.note(L("Building the \(name) benchmark in release mode…", "正在以 release 模式构建 \(name) 的基准测试…"))
             try build(name)
-            progress.note("Measuring \(name)\(arguments.quick ? " (quick)" : "")…")
+            progress.note(L("Measuring \(name)\(arguments.quick ? " (quick)" : "")…", "正在测量 \(name)\(arguments.quick ? "（快速）" : "")…"))
             let summary = try measure(name)
             progress.clear()
             print(BenchText.render(summary, style: style))
@@ -45,7 +46,8 @@ struct BenchCommand {
             summaries.append(summary)
         }
         if !summaries.isEmpty {
-            print(style.dim("Measured on \(Self.machineDescription). Absolute figures vary between machines and runs; the ratios travel better. See each exercise's README for what to expect."))
+            print(style.dim(L("Measured on \(Self.machineDescription). Absolute figures vary between machines and runs; the ratios travel better. See each exercise's README for what to expect.",
+                              "测量环境：\(Self.machineDescription)。绝对数值随机器和运行而变，比值更有参考意义。各练习的 README 里说明了预期结果。")))
         }
         if let path = arguments.jsonFile {
             let encoder = JSONEncoder()
@@ -66,7 +68,8 @@ struct BenchCommand {
         let known = Set(names.filter(raceCheck.rememberedComplete))
         let unknown = names.filter { !known.contains($0) }
         guard !unknown.isEmpty else { return known }
-        progress.note("Checking that \(unknown.joined(separator: ", ")) \(unknown.count == 1 ? "is" : "are") complete before measuring…")
+        progress.note(L("Checking that \(unknown.joined(separator: ", ")) \(unknown.count == 1 ? "is" : "are") complete before measuring…",
+                        "测量前先确认 \(unknown.joined(separator: "、")) 已完成…"))
         var options = arguments
         options.exercises = unknown
         options.solutions = false

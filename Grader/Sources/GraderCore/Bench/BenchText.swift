@@ -4,11 +4,11 @@ import Foundation
 /// ratio to the baseline, and horizontal bars at the largest x (plain text on a pipe).
 enum BenchText {
     static func render(_ summary: BenchSummary, style: Style, barWidth: Int = 40) -> String {
-        var lines = [style.bold("\(summary.exercise): \(summary.unit)") + (summary.higherIsBetter ? " (higher is better)" : " (lower is better)")]
-        lines += TextReport.wrapped("How: " + summary.method, width: 100).map { style.dim($0) }
+        var lines = [style.bold("\(summary.exercise): \(summary.unit)") + (summary.higherIsBetter ? L(" (higher is better)", "（越高越好）") : L(" (lower is better)", "（越低越好）"))]
+        lines += TextReport.wrapped(L("How: ", "方法：") + summary.method, width: 100).map { style.dim($0) }
         for workload in summary.workloads {
             lines.append("")
-            lines.append(style.bold(workload.name) + " — " + workload.description + (workload.baseline.map { "; ratios to \($0)" } ?? ""))
+            lines.append(style.bold(workload.name) + " — " + workload.description + (workload.baseline.map { L("; ratios to \($0)", "；比值以 \($0) 为基准") } ?? ""))
             let nameWidth = min(36, max(14, workload.series.map(\.implementation.count).max() ?? 14))
             let columnWidth = 22
             lines.append("  " + "".padding(toLength: nameWidth, withPad: " ", startingAt: 0)
@@ -36,7 +36,7 @@ enum BenchText {
         let values = workload.series.map { column < $0.cells.count ? $0.cells[column]?.median : nil }
         let largest = values.compactMap { $0 }.max() ?? 0
         guard largest > 0 else { return [] }
-        var lines = ["  at \(workload.x[column]) \(workload.xLabel):"]
+        var lines = [L("  at \(workload.x[column]) \(workload.xLabel):", "  \(workload.x[column]) \(workload.xLabel)时：")]
         let nameWidth = min(36, max(14, workload.series.map(\.implementation.count).max() ?? 14))
         for (series, value) in zip(workload.series, values) {
             guard let value else { continue }

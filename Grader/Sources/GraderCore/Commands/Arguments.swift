@@ -40,6 +40,8 @@ public struct Arguments: Equatable, Sendable {
     public var yes = false
     /// `--verbose`: every exercise's detail, not only the one in focus.
     public var verbose = false
+    /// `--lang`: the language of the words shown to people (nil: from the environment).
+    public var language: Language?
 
     public static let usage = """
     Concurrency Kata grader
@@ -64,6 +66,8 @@ public struct Arguments: Equatable, Sendable {
       --classroom FILE   write GitHub Classroom's runner result (partial credit per check)
       --no-race-check    do not run ThreadSanitizer before calling an exercise complete
       --no-wait          exit 2 at once if another grader is running in this clone
+      --lang LANGUAGE    en or zh-Hans (简体中文); by default from LC_ALL, LC_MESSAGES or LANG
+                         (zh… means Simplified Chinese). JSON keys and status keywords never change
       -v, --verbose      every exercise's first failing check and message, not only the
                          exercise in focus (the one named, else the last one you changed)
       -h, --help         this text
@@ -93,7 +97,7 @@ public struct Arguments: Equatable, Sendable {
         var index = 0
         func value(_ option: String) throws -> String {
             index += 1
-            guard index < words.count else { throw GraderError.badArguments("\(option) needs a value") }
+            guard index < words.count else { throw GraderError.badArguments(L("\(option) needs a value", "\(option) 需要一个值")) }
             return words[index]
         }
         while index < words.count {
@@ -106,21 +110,27 @@ public struct Arguments: Equatable, Sendable {
             case "--yes", "-y": arguments.yes = true
             case "--verbose", "-v": arguments.verbose = true
             case "--repeat":
-                guard let count = Int(try value(word)), count >= 1 else { throw GraderError.badArguments("--repeat takes a whole number of at least 1") }
+                guard let count = Int(try value(word)), count >= 1 else { throw GraderError.badArguments(L("--repeat takes a whole number of at least 1", "--repeat 需要一个不小于 1 的整数")) }
                 arguments.repetitions = count
             case "--timeout":
-                guard let seconds = Double(try value(word)), seconds > 0 else { throw GraderError.badArguments("--timeout takes a number of seconds above 0") }
+                guard let seconds = Double(try value(word)), seconds > 0 else { throw GraderError.badArguments(L("--timeout takes a number of seconds above 0", "--timeout 需要一个大于 0 的秒数")) }
                 arguments.timeout = seconds
             case "--json": arguments.jsonFile = try value(word)
             case "--junit": arguments.junitFile = try value(word)
             case "--markdown": arguments.markdownFile = try value(word)
             case "--classroom": arguments.classroomFile = try value(word)
             case "--svg": arguments.svgFile = try value(word)
+            case "--lang":
+                let name = try value(word)
+                guard let language = Language.named(name) else {
+                    throw GraderError.badArguments(L("unknown language \(name); the languages are: ", "未知语言 \(name)；可选的语言有：") + Language.available)
+                }
+                arguments.language = language
             case "--no-race-check": arguments.raceCheck = false
             case "--no-wait": arguments.wait = false
             case "--quick": arguments.quick = true
             default:
-                if word.hasPrefix("-") { throw GraderError.badArguments("unknown option \(word)") }
+                if word.hasPrefix("-") { throw GraderError.badArguments(L("unknown option \(word)", "未知选项 \(word)")) }
                 positional.append(word)
             }
             index += 1
@@ -128,7 +138,7 @@ public struct Arguments: Equatable, Sendable {
         if arguments.command == .help { return arguments }
         switch positional.first {
         case "hint", "reset":
-            guard positional.count == 2 else { throw GraderError.badArguments("\(positional[0]) takes one exercise name") }
+            guard positional.count == 2 else { throw GraderError.badArguments(L("\(positional[0]) takes one exercise name", "\(positional[0]) 需要一个练习名")) }
             arguments.command = positional[0] == "hint" ? .hint(positional[1]) : .reset(positional[1])
         case "list": arguments.command = .list
         case "checklist": arguments.command = .checklist
@@ -136,7 +146,7 @@ public struct Arguments: Equatable, Sendable {
         case "portability": arguments.command = .portability
         case "verify": arguments.command = .verify
         case "watch":
-            guard positional.count <= 2 else { throw GraderError.badArguments("watch takes at most one exercise name") }
+            guard positional.count <= 2 else { throw GraderError.badArguments(L("watch takes at most one exercise name", "watch 最多接受一个练习名")) }
             arguments.command = .watch
             arguments.exercises = Array(positional.dropFirst())
         case "bench":

@@ -23,16 +23,16 @@ struct GradeCommand {
         }
         progress.clear()
         if Interrupt.requested {
-            print("Interrupted: every process the grader started was stopped; no score was recorded.")
+            print(L("Interrupted: every process the grader started was stopped; no score was recorded.", "已中断：评分程序启动的进程都已停止；没有记录分数。"))
             return 2
         }
-        if let warning = history.warning { print(style.yellow("Warning: " + warning)) }
+        if let warning = history.warning { print(style.yellow(L("Warning: ", "警告：") + warning)) }
         let finalScreen = screen(for: report, history: history, style: style)
         print(raceChecked.isEmpty
               ? TextReport.render(report, screen: finalScreen, style: style)
               : TextReport.renderRaceVerdicts(report, checked: raceChecked, screen: finalScreen, style: style))
         do { try history.record(report.exercises, solutions: arguments.solutions) } catch {
-            print(style.yellow("Warning: the run could not be added to the history: \(error.localizedDescription)"))
+            print(style.yellow(L("Warning: the run could not be added to the history: ", "警告：这次评分没能写入历史：") + error.localizedDescription))
         }
         try writeMachineReports(report)
         return report.allComplete ? 0 : 1

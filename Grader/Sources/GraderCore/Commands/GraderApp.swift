@@ -3,17 +3,21 @@ import Foundation
 /// Entry point: parses the command line, runs the command, returns the exit code.
 public enum GraderApp {
     public static func main(_ words: [String]) -> Int32 {
+        // The environment's language first, so that a mistake on the command line is explained in it.
+        Language.current = .fromEnvironment()
         let arguments: Arguments
         do { arguments = try Arguments.parse(words) } catch {
-            printError("grader: \(error)\nRun `swift run grader --help` for usage.")
+            printError("grader: \(error)\n" + L("Run `swift run grader --help` for usage.", "用法见 `swift run grader --help`。"))
             return 2
         }
+        if let language = arguments.language { Language.current = language }
         if arguments.command == .help {
             print(Arguments.usage)
             return 0
         }
         guard let layout = KataLayout.find() else {
-            printError("grader: run me inside a Concurrency Kata checkout (no Package.swift with Grader/rubric.json above \(FileManager.default.currentDirectoryPath)).")
+            printError("grader: " + L("run me inside a Concurrency Kata checkout (no Package.swift with Grader/rubric.json above \(FileManager.default.currentDirectoryPath)).",
+                                      "请在 Concurrency Kata 的克隆目录里运行（\(FileManager.default.currentDirectoryPath) 及其上层目录里没有带 Grader/rubric.json 的 Package.swift）。"))
             return 2
         }
         do {
@@ -56,7 +60,8 @@ public enum GraderApp {
     /// The clone's grading lock; waits (saying so) for another grader unless told not to.
     static func takeLock(layout: KataLayout, wait: Bool) throws -> GradingLock {
         try GradingLock.acquire(layout: layout, seconds: wait ? 1_800 : 0) { holder in
-            printError("Another grader (\(holder)) is grading this clone; waiting for it to finish… (Ctrl-C to stop, --no-wait to refuse instead)")
+            printError(L("Another grader (\(holder)) is grading this clone; waiting for it to finish… (Ctrl-C to stop, --no-wait to refuse instead)",
+                         "另一个评分程序（\(holder)）正在给这个克隆评分，等它结束…（Ctrl-C 停止；加 --no-wait 则直接退出）"))
         }
     }
 
@@ -69,7 +74,7 @@ public enum GraderApp {
         if names.isEmpty { return rubric.exercises }
         return try names.map { name in
             guard let exercise = rubric.exercise(named: name) else {
-                throw GraderError.badArguments("no exercise named \(name); the exercises are: \(rubric.exercises.map(\.name).joined(separator: ", "))")
+                throw GraderError.badArguments(L("no exercise named \(name); the exercises are: ", "没有名为 \(name) 的练习；练习有：") + rubric.exercises.map(\.name).joined(separator: ", "))
             }
             return exercise
         }

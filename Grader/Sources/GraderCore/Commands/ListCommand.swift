@@ -13,11 +13,11 @@ enum ListCommand {
         let rows = rubric.exercises.enumerated().map { index, exercise -> [String] in
             let last = latest[exercise.name]
             let points = "\(last.map { String(min($0.points, exercise.totalPoints)) } ?? "–")/\(exercise.totalPoints)"
-            let status = last.map { $0.status.replacingOccurrences(of: "_", with: " ") } ?? "not graded yet"
-            return [String(index + 1), exercise.name, points, status, exercise.title]
+            let status = last.map { ExerciseStatus.word(forKeyword: $0.status) } ?? L("not graded yet", "尚未评分")
+            return [String(index + 1), exercise.name, points, status, exercise.localizedTitle]
         }
         // The title last: a long one runs on to the end of its line without moving the columns.
-        let headings = ["#", "Exercise", "Points", "Status", "Title"]
+        let headings = ["#", L("Exercise", "练习"), L("Points", "得分"), L("Status", "状态"), L("Title", "标题")]
         let widths = headings.indices.map { column in ([headings] + rows).map { TextLayout.width($0[column]) }.max() ?? 0 }
         func line(_ cells: [String]) -> String {
             "  " + cells.indices.map { column in
@@ -29,7 +29,8 @@ enum ListCommand {
         let complete = rubric.exercises.filter { latest[$0.name]?.status.hasPrefix("complete") == true }.count
         let points = rubric.exercises.reduce(0) { $0 + min(latest[$1.name]?.points ?? 0, $1.totalPoints) }
         lines.append("")
-        lines.append("Course: \(complete) of \(rubric.exercises.count) exercises complete · \(points)/\(rubric.totalPoints) points")
+        lines.append(L("Course: \(complete) of \(rubric.exercises.count) exercises complete · \(points)/\(rubric.totalPoints) points",
+                       "课程：已完成 \(complete)/\(rubric.exercises.count) 个练习 · \(points)/\(rubric.totalPoints) 分"))
         return lines.joined(separator: "\n")
     }
 }

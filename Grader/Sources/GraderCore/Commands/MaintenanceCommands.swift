@@ -4,8 +4,15 @@ import Foundation
 /// the portability check alone (verify runs it too).
 enum MaintenanceCommands {
     static func checklist(write: Bool, layout: KataLayout, rubric: Rubric) throws -> Int32 {
-        let text = Checklist.render(rubric: rubric, layout: layout)
-        if write { try Data(text.utf8).write(to: layout.checklistFile, options: .atomic); print("wrote CHECKLIST.md") } else { print(text) }
+        guard write else {
+            print(Checklist.render(rubric: rubric, layout: layout, language: Language.current))
+            return 0
+        }
+        for language in Language.allCases {
+            let file = layout.checklistFile(in: language)
+            try Data(Checklist.render(rubric: rubric, layout: layout, language: language).utf8).write(to: file, options: .atomic)
+            print("wrote \(layout.relative(file))")
+        }
         return 0
     }
 

@@ -8,16 +8,17 @@ enum ResetCommand {
     static func run(_ name: String, yes: Bool, layout: KataLayout, rubric: Rubric) throws -> Int32 {
         let exercise = try GraderApp.select([name], from: rubric)[0]
         guard let manifest = IntegrityManifest.load(layout: layout) else {
-            throw GraderError.cannotRun("Grader/integrity.json is missing, so the original stub is unknown")
+            throw GraderError.cannotRun(L("Grader/integrity.json is missing, so the original stub is unknown", "缺少 Grader/integrity.json，无法知道原始的练习模板"))
         }
         let prefix = "Exercises/\(exercise.name)/"
         let originals = manifest.stubs.filter { $0.key.hasPrefix(prefix) }
-        guard !originals.isEmpty else { throw GraderError.cannotRun("the manifest lists no stub files for \(exercise.name)") }
+        guard !originals.isEmpty else { throw GraderError.cannotRun(L("the manifest lists no stub files for \(exercise.name)", "清单里没有 \(exercise.name) 的模板文件")) }
 
         var contents: [String: Data] = [:]
         for (path, blob) in originals {
             guard let data = gitBlob(blob, layout: layout) else {
-                throw GraderError.cannotRun("git does not have the original of \(path) (blob \(blob)); is this a git clone of the kata?")
+                throw GraderError.cannotRun(L("git does not have the original of \(path) (blob \(blob)); is this a git clone of the kata?",
+                                              "git 里没有 \(path) 的原始版本（blob \(blob)）；这是 kata 的 git 克隆吗？"))
             }
             contents[path] = data
         }
@@ -26,9 +27,10 @@ enum ResetCommand {
         let folder = layout.exerciseDirectory(exercise.name)
         let saved = folder.deletingLastPathComponent().appendingPathComponent("\(exercise.name).saved-\(stamp)")
         if !yes {
-            print("Reset \(prefix) to the untouched stub? Your current version will be kept in Exercises/\(saved.lastPathComponent)/. [y/N] ", terminator: "")
+            print(L("Reset \(prefix) to the untouched stub? Your current version will be kept in Exercises/\(saved.lastPathComponent)/. [y/N] ",
+                    "把 \(prefix) 恢复成原始模板吗？你现在的版本会保存在 Exercises/\(saved.lastPathComponent)/。[y/N] "), terminator: "")
             guard let answer = readLine(), ["y", "yes"].contains(answer.lowercased()) else {
-                print("Nothing was changed.")
+                print(L("Nothing was changed.", "什么都没有改。"))
                 return 1
             }
         }
@@ -43,7 +45,8 @@ enum ResetCommand {
             try fm.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try data.write(to: url, options: .atomic)
         }
-        print("\(prefix) is back to the untouched stub; your version is in Exercises/\(saved.lastPathComponent)/.")
+        print(L("\(prefix) is back to the untouched stub; your version is in Exercises/\(saved.lastPathComponent)/.",
+                "\(prefix) 已恢复成原始模板；你的版本在 Exercises/\(saved.lastPathComponent)/。"))
         return 0
     }
 

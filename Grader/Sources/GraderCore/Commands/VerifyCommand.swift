@@ -30,7 +30,9 @@ struct VerifyCommand {
         let started = Date()
         step("rubric lists the exercises of Package.swift, in order", packageProblems())
         step("every exercise has README.md and at least 3 hints in HINTS.md", documentProblems())
-        step("CHECKLIST.md is current (swift run grader checklist --write)", checklistProblems())
+        step("every exercise and check has a Simplified Chinese title, translated from its English one as it is now",
+             TranslationCheck(layout: layout, rubric: rubric).titleProblems())
+        step("CHECKLIST.md and CHECKLIST.zh-Hans.md are current (swift run grader checklist --write)", checklistProblems())
         step("Grader/integrity.json is current (swift run grader manifest --write)", manifestProblems())
         step("builds on a Mac (Xcode 26, Swift 6.2 and 6.3): platforms, tools version, no Linux-only symbol outside a guard",
              PortabilityCheck(root: layout.root).problems())
@@ -161,8 +163,12 @@ struct VerifyCommand {
     }
 
     func checklistProblems() -> [String] {
-        let current = (try? String(contentsOf: layout.checklistFile, encoding: .utf8)) ?? ""
-        return current == Checklist.render(rubric: rubric, layout: layout) ? [] : ["CHECKLIST.md differs from what the rubric and suites give"]
+        Language.allCases.compactMap { language in
+            let file = layout.checklistFile(in: language)
+            let current = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
+            return current == Checklist.render(rubric: rubric, layout: layout, language: language)
+                ? nil : "\(layout.relative(file)) differs from what the rubric and suites give"
+        }
     }
 
     func manifestProblems() -> [String] {

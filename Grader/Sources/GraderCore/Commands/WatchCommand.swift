@@ -36,7 +36,7 @@ struct WatchCommand {
             }
             usleep(100_000)
         }
-        print("\nStopped watching.")
+        print("\n" + L("Stopped watching.", "已停止监视。"))
         return 0
     }
 
@@ -50,7 +50,7 @@ struct WatchCommand {
     /// and the watch goes on: the next save may fix it.
     func regradeOrExplain(_ name: String, style: Style) -> String {
         do { return try regrade(name, style: style) } catch {
-            return style.red("Could not grade \(name): \(error)") + "\nSave again once it is fixed."
+            return style.red(L("Could not grade \(name): \(error)", "无法给 \(name) 评分：\(error)")) + "\n" + L("Save again once it is fixed.", "修好后再保存一次。")
         }
     }
 
@@ -76,7 +76,8 @@ struct WatchCommand {
     func show(_ text: String, style: Style) {
         let clear = style.live ? "\u{1B}[2J\u{1B}[H" : "\n"
         let time = DateFormatter.localizedString(from: Date(), dateStyle: .none, timeStyle: .medium)
-        print(clear + style.dim("grader watch · graded at \(time) · save a file under Exercises/ to re-grade · h: next hint · q: quit") + "\n")
+        print(clear + style.dim(L("grader watch · graded at \(time) · save a file under Exercises/ to re-grade · h: next hint · q: quit",
+                                  "grader watch · \(time) 评分 · 保存 Exercises/ 下的文件即重新评分 · h：下一条提示 · q：退出")) + "\n")
         print(text)
         Style.flush()
     }

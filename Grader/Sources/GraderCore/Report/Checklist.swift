@@ -44,8 +44,26 @@ public enum Checklist {
         return nil
     }
 
-    public static func render(rubric: Rubric, layout: KataLayout) -> String {
-        var text = """
+    /// The checklist in `language`: check titles from the rubric's translations where the
+    /// language is not English.
+    public static func render(rubric: Rubric, layout: KataLayout, language: Language = .english) -> String {
+        Language.$override.withValue(language) { render(rubric: rubric, layout: layout, chinese: language == .simplifiedChinese) }
+    }
+
+    static func render(rubric: Rubric, layout: KataLayout, chinese: Bool) -> String {
+        var text = chinese ? """
+        # 检查清单
+
+        Concurrency Kata 的每一项评分检查，按练习分组、按评分程序运行的顺序排列，附上分数和对应的测试函数。
+        由 `swift run grader checklist --write` 根据 `Grader/rubric.json` 和测试套件生成；这个文件过期时，
+        `swift run grader verify` 会失败。总分：\(rubric.totalPoints) 分。英文版：[CHECKLIST.md](CHECKLIST.md)。
+
+        标有“需与 … 一起”的检查，只有在它列出的检查也通过时才得分：它检查的性质（比如两个读者同时进入），
+        没有同步的代码也可能碰巧具备，只有和它所依赖的安全性一起才有意义。每个练习的最后一项是竞争检查，
+        由评分程序自己运行：其他检查全部通过后，它在 ThreadSanitizer 下再运行一遍这个练习的测试套件，
+        练习代码里没有报告数据竞争才算通过。所有检查（包括竞争检查）都通过，练习才算“已完成”。
+
+        """ : """
         # Checklist
 
         Every graded check of Concurrency Kata, by exercise, in the order the grader runs them, with
@@ -64,19 +82,24 @@ public enum Checklist {
         """
         for (number, exercise) in rubric.exercises.enumerated() {
             let titles = titles(layout: layout, exercise: exercise.name)
-            text += "\n## \(number + 1). \(exercise.title) (`\(exercise.name)`, \(exercise.totalPoints) points)\n\n"
-            text += "Suite: `Tests/\(exercise.name)Tests/`; run it with `swift test --filter \(exercise.name)Tests`.\n\n"
-            if let note = exercise.platformNote { text += "Only on Apple platforms: \(note)\n\n" }
-            text += "| # | Check | Points | Test |\n|---|---|---|---|\n"
+            text += chinese
+                ? "\n## \(number + 1). \(exercise.localizedTitle)（`\(exercise.name)`，\(exercise.totalPoints) 分）\n\n"
+                : "\n## \(number + 1). \(exercise.title) (`\(exercise.name)`, \(exercise.totalPoints) points)\n\n"
+            text += chinese
+                ? "测试套件：`Tests/\(exercise.name)Tests/`；用 `swift test --filter \(exercise.name)Tests` 运行。\n\n"
+                : "Suite: `Tests/\(exercise.name)Tests/`; run it with `swift test --filter \(exercise.name)Tests`.\n\n"
+            if let note = exercise.localizedPlatformNote { text += (chinese ? "仅在 Apple 平台上：" : "Only on Apple platforms: ") + note + "\n\n" }
+            text += chinese ? "| # | 检查 | 分数 | 测试 |\n|---|---|---|---|\n" : "| # | Check | Points | Test |\n|---|---|---|---|\n"
             for (index, check) in exercise.checks.enumerated() {
                 if check.isRaceCheck {
-                    text += "| \(index + 1) | \(Rubric.raceCheckTitle) (run by the grader once every other check passes) | \(check.points) | ThreadSanitizer |\n"
+                    text += "| \(index + 1) | \(Rubric.raceCheckTitle)" + (chinese ? "（其他检查全部通过后由评分程序运行）" : " (run by the grader once every other check passes)") + " | \(check.points) | ThreadSanitizer |\n"
                     continue
                 }
-                var title = (titles[check.test] ?? "(no @Test named \(check.test) found)").replacingOccurrences(of: "|", with: "\\|")
+                let english = titles[check.test] ?? "(no @Test named \(check.test) found)"
+                var title = (chinese ? check.zhHans?.title ?? english : english).replacingOccurrences(of: "|", with: "\\|")
                 if let required = check.requires, !required.isEmpty {
                     let numbers = required.compactMap { name in exercise.checks.firstIndex { $0.test == name }.map { "#\($0 + 1)" } }
-                    title += " (only with \(numbers.joined(separator: ", ")))"
+                    title += chinese ? "（需与 \(numbers.joined(separator: "、")) 一起）" : " (only with \(numbers.joined(separator: ", ")))"
                 }
                 text += "| \(index + 1) | \(title) | \(check.points) | `\(check.test)()` |\n"
             }

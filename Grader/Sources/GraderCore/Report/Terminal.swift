@@ -49,13 +49,14 @@ public final class TerminalProgress: GradingProgress, @unchecked Sendable {
     public init(style: Style) { self.style = style }
 
     public func building(_ mode: BuildMode, excluded: [String]) {
-        show("Building \(mode.variant.map { "variant \($0)" } ?? (mode.solutions ? "Solutions/" : "Exercises/"))\(mode.sanitize ? " with ThreadSanitizer" : "")…")
+        let what = mode.variant.map { L("variant \($0)", "变体 \($0)") } ?? (mode.solutions ? "Solutions/" : "Exercises/")
+        show(L("Building \(what)\(mode.sanitize ? " with ThreadSanitizer" : "")…", "正在构建 \(what)\(mode.sanitize ? "（ThreadSanitizer）" : "")…"))
     }
 
     public func running(_ checks: [(test: DeclaredTest, seconds: Double)]) {
-        guard let (test, seconds) = checks.first else { return show("Running the suites…") }
+        guard let (test, seconds) = checks.first else { return show(L("Running the suites…", "正在运行测试套件…")) }
         let exercise = test.id.components(separatedBy: "Tests.").first ?? ""
-        let more = checks.count > 1 ? " (+\(checks.count - 1) more)" : ""
+        let more = checks.count > 1 ? L(" (+\(checks.count - 1) more)", "（另有 \(checks.count - 1) 项）") : ""
         show("\(exercise): “\(test.displayName)” \(String(format: "%.1f", seconds)) s\(more)")
     }
 

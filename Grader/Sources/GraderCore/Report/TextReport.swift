@@ -13,7 +13,9 @@ public enum TextReport {
         lines.append("")
         if raceCheckPending {
             let pending = report.exercises.filter { if case .lookingForRaces = $0.status { true } else { false } }.map(\.name)
-            lines.append(style.bold("Points so far: \(report.points)/\(report.totalPoints).") + " Every other check of \(pending.joined(separator: ", ")) passes; ThreadSanitizer is looking for data races (the last check)…")
+            lines.append(style.bold(L("Points so far: \(report.points)/\(report.totalPoints).", "目前得分：\(report.points)/\(report.totalPoints)。"))
+                + L(" Every other check of \(pending.joined(separator: ", ")) passes; ThreadSanitizer is looking for data races (the last check)…",
+                    "\(pending.joined(separator: "、")) 的其他检查都已通过，ThreadSanitizer 正在检查数据竞争（最后一项检查）…"))
             return lines.joined(separator: "\n")
         }
         lines += progress(report, screen: screen, style: style)
@@ -29,11 +31,15 @@ public enum TextReport {
             let race = exercise.checks.first { $0.test == Rubric.raceCheckTest }
             switch exercise.status {
             case .dataRace(let finding):
-                lines.append(style.red("✘ ") + "\(exercise.name): ThreadSanitizer found a data race" + (finding.file.map { " at \($0):\(finding.line ?? 0)" } ?? "") + ": not complete.")
+                let place = finding.file.map { "\($0):\(finding.line ?? 0)" }
+                lines.append(style.red("✘ ") + L("\(exercise.name): ThreadSanitizer found a data race" + (place.map { " at \($0)" } ?? "") + ": not complete.",
+                                                 "\(exercise.name)：ThreadSanitizer 发现了数据竞争" + (place.map { "（\($0)）" } ?? "") + "，未完成。"))
             case .complete, .completeOnThisPlatform:
-                lines.append(style.green("✔ ") + "\(exercise.name): no data race" + (race.map { " (+\($0.earned) points)" } ?? "") + ": " + statusWord(exercise.status, style: style) + ".")
+                lines.append(style.green("✔ ") + L("\(exercise.name): no data race" + (race.map { " (+\($0.earned) points)" } ?? "") + ": ",
+                                                   "\(exercise.name)：没有数据竞争" + (race.map { "（+\($0.earned) 分）" } ?? "") + "，")
+                             + statusWord(exercise.status, style: style) + L(".", "。"))
             default:
-                lines.append("\(exercise.name): " + statusWord(exercise.status, style: style) + ".")
+                lines.append("\(exercise.name)" + L(": ", "：") + statusWord(exercise.status, style: style) + L(".", "。"))
             }
         }
         lines.append("")
@@ -43,11 +49,14 @@ public enum TextReport {
     }
 
     static func header(_ report: GradeReport, style: Style) -> [String] {
-        var lines = [style.bold("Concurrency Kata · grading \(report.mode.solutions ? "Solutions/" : "Exercises/")") + (report.mode.sanitize ? " with ThreadSanitizer" : "")]
+        let source = report.mode.solutions ? "Solutions/" : "Exercises/"
+        var lines = [style.bold(L("Concurrency Kata · grading \(source)", "Concurrency Kata · 评分：\(source)"))
+                     + (report.mode.sanitize ? L(" with ThreadSanitizer", "（ThreadSanitizer）") : "")]
         if !report.modifiedFiles.isEmpty {
-            lines.append(style.yellow("Warning: these files differ from the committed originals, so this score may not be comparable: ")
+            lines.append(style.yellow(L("Warning: these files differ from the committed originals, so this score may not be comparable: ",
+                                        "警告：以下文件与提交的原始版本不同，这个分数可能不可比："))
                 + report.modifiedFiles.prefix(5).joined(separator: ", ")
-                + (report.modifiedFiles.count > 5 ? " and \(report.modifiedFiles.count - 5) more" : ""))
+                + (report.modifiedFiles.count > 5 ? L(" and \(report.modifiedFiles.count - 5) more", " 等 \(report.modifiedFiles.count) 个文件") : ""))
         }
         return lines + [""]
     }
@@ -56,15 +65,16 @@ public enum TextReport {
     /// exercise's detail under its line.
     static func table(_ report: GradeReport, screen: Screen, style: Style) -> [String] {
         let numberWidth = max(1, String(screen.numbers.values.max() ?? report.exercises.count).count)
-        let nameWidth = max(TextLayout.width("Exercise"), report.exercises.map { TextLayout.width($0.name) }.max() ?? 0)
-        let pointsWidth = max(6, report.exercises.map { "\($0.points)/\($0.totalPoints)".count }.max() ?? 0)
-        let checksWidth = max(6, report.exercises.map { "\($0.passedChecks)/\($0.checks.count)".count }.max() ?? 0)
+        let headings = (number: "#", exercise: L("Exercise", "练习"), points: L("Points", "得分"), checks: L("Checks", "检查"), status: L("Status", "状态"))
+        let nameWidth = max(TextLayout.width(headings.exercise), report.exercises.map { TextLayout.width($0.name) }.max() ?? 0)
+        let pointsWidth = max(TextLayout.width(headings.points), report.exercises.map { "\($0.points)/\($0.totalPoints)".count }.max() ?? 0)
+        let checksWidth = max(TextLayout.width(headings.checks), report.exercises.map { "\($0.passedChecks)/\($0.checks.count)".count }.max() ?? 0)
         func row(_ number: String, _ name: String, _ points: String, _ checks: String, _ status: String) -> String {
             "  " + TextLayout.pad(number, to: numberWidth, alignRight: true) + "  " + TextLayout.pad(name, to: nameWidth)
                 + "  " + TextLayout.pad(points, to: pointsWidth, alignRight: true) + "  " + TextLayout.pad(checks, to: checksWidth, alignRight: true)
                 + "  " + status
         }
-        var lines = [style.dim(row("#", "Exercise", "Points", "Checks", "Status"))]
+        var lines = [style.dim(row(headings.number, headings.exercise, headings.points, headings.checks, headings.status))]
         for (index, exercise) in report.exercises.enumerated() {
             let number = screen.numbers[exercise.name].map(String.init) ?? String(index + 1)
             let marker = exercise.name == screen.focus && !screen.verbose ? " ◀" : ""
@@ -78,18 +88,19 @@ public enum TextReport {
     /// The score of this run (with the change since the last one), and the course's progress:
     /// exercises complete, points, and a bar on a terminal.
     static func progress(_ report: GradeReport, screen: Screen, style: Style) -> [String] {
-        var score = style.bold("Score: \(report.points)/\(report.totalPoints)")
+        var score = style.bold(L("Score: ", "得分：") + "\(report.points)/\(report.totalPoints)")
         if let history = screen.history {
             if let change = history.changeSinceLast {
-                score += change == 0 ? " (no change since the last run" : " (\(change > 0 ? "+" : "")\(change) since the last run"
-                score += history.best > report.points ? "; best \(history.best))" : ")"
+                let signed = "\(change > 0 ? "+" : "")\(change)"
+                score += change == 0 ? L(" (no change since the last run", "（与上次相同") : L(" (\(signed) since the last run", "（比上次 \(signed)")
+                score += history.best > report.points ? L("; best \(history.best))", "；最好 \(history.best)）") : L(")", "）")
             } else {
-                score += " (first run)"
+                score += L(" (first run)", "（第一次评分）")
             }
         }
         guard let course = screen.course else { return [score] }
-        var line = "Course: \(course.complete) of \(course.exercises) exercises complete"
-        if course.totalPoints != report.totalPoints { line += " · \(course.points)/\(course.totalPoints) points" }
+        var line = L("Course: \(course.complete) of \(course.exercises) exercises complete", "课程：已完成 \(course.complete)/\(course.exercises) 个练习")
+        if course.totalPoints != report.totalPoints { line += L(" · \(course.points)/\(course.totalPoints) points", " · \(course.points)/\(course.totalPoints) 分") }
         if screen.width != nil {
             let cells = 20
             let filled = course.totalPoints == 0 ? 0 : min(cells, course.points * cells / course.totalPoints)
@@ -103,14 +114,15 @@ public enum TextReport {
     static func focus(_ report: GradeReport, screen: Screen, style: Style) -> [String] {
         guard let name = screen.focus, let exercise = report.exercises.first(where: { $0.name == name }) else {
             if report.exercises.count == 1, let only = report.exercises.first, only.isComplete {
-                return ["", style.green("\(only.name) is complete. Well done!") + " See where you stand in the course: swift run grader list"]
+                return ["", style.green(L("\(only.name) is complete. Well done!", "\(only.name) 已完成，干得好！"))
+                        + L(" See where you stand in the course: swift run grader list", " 看看整个课程的进度：swift run grader list")]
             }
-            return report.exercises.isEmpty || !report.allComplete ? [] : ["", style.green("Every exercise is complete. Well done!")]
+            return report.exercises.isEmpty || !report.allComplete ? [] : ["", style.green(L("Every exercise is complete. Well done!", "所有练习都已完成，干得好！"))]
         }
         var lines = [""]
         if !screen.verbose {
             let number = screen.numbers[name].map { "\($0). " } ?? ""
-            lines.append(style.bold("▶ \(number)\(exercise.title)") + " (\(exercise.name)): " + statusWord(exercise.status, style: style))
+            lines.append(style.bold("▶ \(number)\(exercise.title)") + L(" (\(exercise.name)): ", "（\(exercise.name)）：") + statusWord(exercise.status, style: style))
             lines += detail(exercise, screen: screen, style: style, prefix: "  ")
         }
         return lines + nextStep(exercise, style: style)
@@ -118,17 +130,9 @@ public enum TextReport {
 
     static func statusWord(_ status: ExerciseStatus, style: Style) -> String {
         switch status {
-        case .complete: style.green("complete")
-        case .completeOnThisPlatform: style.green("complete on \(Platform.name)")
-        case .exitedEarly: style.red("exited early")
-        case .outputLimitExceeded: style.red("output limit exceeded")
-        case .inProgress: style.yellow("in progress")
-        case .doesNotCompile: style.red("does not compile")
-        case .timedOut: style.red("timed out")
-        case .crashed: style.red("crashed")
-        case .dataRace: style.red("data race")
-        case .lookingForRaces: style.yellow("looking for data races…")
-        case .raceCheckNotRun: style.yellow("race check not run")
+        case .complete, .completeOnThisPlatform: style.green(status.word)
+        case .inProgress, .lookingForRaces, .raceCheckNotRun: style.yellow(status.word)
+        default: style.red(status.word)
         }
     }
 
@@ -140,52 +144,66 @@ public enum TextReport {
         case .complete:
             return []
         case .completeOnThisPlatform(let note):
-            return text("Note: \(note)").map { style.dim($0) }
+            return text(L("Note: ", "注意：") + note).map { style.dim($0) }
         case .exitedEarly(let code, let running):
-            return text("The process exited with status \(code) while \(running.map { "\"\($0)\"" } ?? "the suite") was running: something in your code called exit(). A check passes only when it runs to its end.")
+            return text(L("The process exited with status \(code) while \(running.map { "\"\($0)\"" } ?? "the suite") was running: something in your code called exit(). A check passes only when it runs to its end.",
+                          "进程在运行\(running.map { "“\($0)”" } ?? "测试套件")时以状态 \(code) 退出：你的代码调用了 exit()。检查只有运行到最后才算通过。"))
         case .outputLimitExceeded(let running):
-            return text("Output limit exceeded in \(running.map { "\"\($0)\"" } ?? "the suite"): more than \(ChildLimits(deadline: 0).outputLimit >> 20) MB were printed; it was stopped. Look for a print in a loop.")
+            let limit = ChildLimits(deadline: 0).outputLimit >> 20
+            return text(L("Output limit exceeded in \(running.map { "\"\($0)\"" } ?? "the suite"): more than \(limit) MB were printed; it was stopped. Look for a print in a loop.",
+                          "\(running.map { "“\($0)”" } ?? "测试套件")的输出超过了 \(limit) MB，已被停止。找找循环里的 print。"))
         case .inProgress:
             guard let failing = exercise.firstFailing else { return [] }
             return text("✘ " + failing.title) + TextLayout.indented(failing.message ?? "", prefix: prefix + "  ", width: screen.width).map { style.dim($0) }
         case .doesNotCompile(let error):
             return text("\(error.file):\(error.line): error: \(error.message)")
         case .timedOut(let running, let seconds):
-            return text("Deadlock suspected in \(running.map { "\"\($0)\"" } ?? "the suite"): it was still running after \(Int(seconds)) s and was stopped. Look for a wait that is never signalled, a lock taken twice, or sync onto the queue you are already on.")
+            return text(L("Deadlock suspected in \(running.map { "\"\($0)\"" } ?? "the suite"): it was still running after \(Int(seconds)) s and was stopped. Look for a wait that is never signalled, a lock taken twice, or sync onto the queue you are already on.",
+                          "疑似死锁：\(running.map { "“\($0)”" } ?? "测试套件")运行了 \(Int(seconds)) 秒仍未结束，已被停止。检查有没有永远等不到 signal 的等待、被同一线程加了两次的锁，或者 sync 到当前所在的队列。"))
         case .crashed(let signal, let running):
-            let what = signal == 0 ? "The suite exited before it finished" : "Crashed with signal \(signal)"
-            return text("\(what) in \(running.map { "\"\($0)\"" } ?? "the suite"): \(Scoring.crashExplanation(signal)).")
+            let place = running.map { "“\($0)”" } ?? L("the suite", "测试套件")
+            return text(signal == 0
+                ? L("The suite exited before it finished in \(place): \(Scoring.crashExplanation(signal)).", "测试套件在\(place)中途退出：\(Scoring.crashExplanation(signal))。")
+                : L("Crashed with signal \(signal) in \(place): \(Scoring.crashExplanation(signal)).", "\(place)中崩溃（信号 \(signal)）：\(Scoring.crashExplanation(signal))。"))
         case .dataRace(let finding):
             let place = finding.file.map { " at \($0):\(finding.line ?? 0)" } ?? ""
-            return text("ThreadSanitizer: \(finding.summary)\(place): two threads touch that state at once, at least one writing, without protection.")
+            return text(L("ThreadSanitizer: \(finding.summary)\(place): two threads touch that state at once, at least one writing, without protection.",
+                          "ThreadSanitizer：\(finding.summary)\(place)：两个线程同时访问这份状态，至少一个在写，而且没有保护。"))
         case .lookingForRaces:
-            return text("Every other check passes. ThreadSanitizer is running the suite once more to look for data races (the last check).")
+            return text(L("Every other check passes. ThreadSanitizer is running the suite once more to look for data races (the last check).",
+                          "其他检查都已通过。ThreadSanitizer 正在再运行一遍测试套件，检查数据竞争（最后一项检查）。"))
         case .raceCheckNotRun(let reason):
-            return text("Every other check passes, but the race check did not run (\(reason)): its points are not earned and the exercise is not complete.")
+            return text(L("Every other check passes, but the race check did not run (\(reason)): its points are not earned and the exercise is not complete.",
+                          "其他检查都已通过，但竞争检查没有运行（\(reason)）：拿不到它的分数，练习也不算完成。"))
         }
     }
 
     static func nextStep(_ exercise: ExerciseResult, style: Style) -> [String] {
         guard !exercise.isComplete else { return [] }
         var lines = [""]
+        let next = style.bold(L("Next: ", "下一步："))
         switch exercise.status {
         case .doesNotCompile(let error):
-            lines.append(style.bold("Next: ") + "make \(exercise.name) compile (\(error.file):\(error.line)).")
+            lines.append(next + L("make \(exercise.name) compile (\(error.file):\(error.line)).", "让 \(exercise.name) 通过编译（\(error.file):\(error.line)）。"))
         case .inProgress:
-            lines.append(style.bold("Next: ") + "in \(exercise.name), make \"\(exercise.firstFailing?.title ?? "")\" pass.")
+            let title = exercise.firstFailing?.title ?? ""
+            lines.append(next + L("in \(exercise.name), make \"\(title)\" pass.", "在 \(exercise.name) 中让“\(title)”通过。"))
         case .raceCheckNotRun:
-            lines.append(style.bold("Next: ") + "grade \(exercise.name) without --no-race-check: the race check is its last check.")
+            lines.append(next + L("grade \(exercise.name) without --no-race-check: the race check is its last check.",
+                                  "去掉 --no-race-check 再给 \(exercise.name) 评分：竞争检查是它的最后一项检查。"))
             return lines
         case .dataRace(let finding):
-            lines.append(style.bold("Next: ") + "in \(exercise.name), protect the state that two threads touch at once" + (finding.file.map { " (\($0):\(finding.line ?? 0))" } ?? "") + ".")
-            lines.append("      See the whole report: swift run grader \(exercise.name) --sanitize")
-            lines.append("      Get a hint:           swift run grader hint \(exercise.name)")
+            let place = finding.file.map { "\($0):\(finding.line ?? 0)" }
+            lines.append(next + L("in \(exercise.name), protect the state that two threads touch at once" + (place.map { " (\($0))" } ?? "") + ".",
+                                  "在 \(exercise.name) 中保护被两个线程同时访问的状态" + (place.map { "（\($0)）" } ?? "") + "。"))
+            lines.append(L("      See the whole report: ", "      查看完整报告：") + "swift run grader \(exercise.name) --sanitize")
+            lines.append(L("      Get a hint:           ", "      获取提示：    ") + "swift run grader hint \(exercise.name)")
             return lines
         default:
-            lines.append(style.bold("Next: ") + "fix \(exercise.name) (\(exercise.status.keyword.replacingOccurrences(of: "_", with: " "))).")
+            lines.append(next + L("fix \(exercise.name) (", "修复 \(exercise.name)（") + statusWord(exercise.status, style: .plain) + L(").", "）。"))
         }
-        lines.append("      Run its suite: swift test --filter \(exercise.name)Tests")
-        lines.append("      Get a hint:    swift run grader hint \(exercise.name)")
+        lines.append(L("      Run its suite: ", "        运行测试：") + "swift test --filter \(exercise.name)Tests")
+        lines.append(L("      Get a hint:    ", "        获取提示：") + "swift run grader hint \(exercise.name)")
         return lines
     }
 

@@ -56,6 +56,28 @@ public enum ExerciseStatus: Equatable, Sendable {
         case .raceCheckNotRun: "race_check_not_run"
         }
     }
+
+    /// The status as the learner reads it, in the current language.
+    public var word: String { Self.word(forKeyword: keyword) }
+
+    /// The word for a keyword (as the history keeps them).
+    public static func word(forKeyword keyword: String) -> String {
+        return switch keyword {
+        case "complete": L("complete", "已完成")
+        case "exited_early": L("exited early", "提前退出")
+        case "output_limit_exceeded": L("output limit exceeded", "输出超限")
+        case "in_progress": L("in progress", "进行中")
+        case "does_not_compile": L("does not compile", "编译失败")
+        case "timed_out": L("timed out", "超时")
+        case "crashed": L("crashed", "崩溃")
+        case "data_race": L("data race", "数据竞争")
+        case "looking_for_races": L("looking for data races…", "正在检查数据竞争…")
+        case "race_check_not_run": L("race check not run", "未做竞争检查")
+        case "complete_on_linux": L("complete on Linux", "在 Linux 上已完成")
+        case "complete_on_macos": L("complete on macOS", "在 macOS 上已完成")
+        default: keyword.replacingOccurrences(of: "_", with: " ")
+        }
+    }
 }
 
 /// A data race that ThreadSanitizer reported, at the first frame in the exercise's own code.
@@ -119,7 +141,9 @@ public struct ExerciseResult: Equatable, Sendable {
         case .race(let finding):
             checks[index].passed = false
             checks[index].earned = 0
-            checks[index].message = "ThreadSanitizer: \(finding.summary)\(finding.file.map { " at \($0):\(finding.line ?? 0)" } ?? ""): two threads touch that state at once, at least one of them writing, without protection."
+            let place = finding.file.map { "\($0):\(finding.line ?? 0)" }
+            checks[index].message = L("ThreadSanitizer: \(finding.summary)\(place.map { " at \($0)" } ?? ""): two threads touch that state at once, at least one of them writing, without protection.",
+                                      "ThreadSanitizer：\(finding.summary)\(place.map { "（\($0)）" } ?? "")：两个线程同时访问这份状态，至少一个在写，而且没有保护。")
             checks[index].file = finding.file
             checks[index].line = finding.line
             switch status {
@@ -127,7 +151,7 @@ public struct ExerciseResult: Equatable, Sendable {
             default: break
             }
         case .notRun(let reason):
-            checks[index].message = "Not checked: \(reason). No points without it."
+            checks[index].message = L("Not checked: \(reason). No points without it.", "未检查：\(reason)。没有它就没有这项的分数。")
             if case .lookingForRaces = status { status = .raceCheckNotRun(reason: reason) }
         }
     }

@@ -6,6 +6,13 @@ import Foundation
 /// its suite, by test function name, with their points. `grader verify` fails when it and the
 /// suites drift apart.
 public struct Rubric: Codable, Equatable, Sendable {
+    /// A title in Simplified Chinese, with the English title it was translated from: `grader
+    /// verify` fails when the English changes and the translation does not follow.
+    public struct Translation: Codable, Equatable, Sendable {
+        public var title: String
+        public var from: String
+    }
+
     public struct Check: Codable, Equatable, Sendable {
         /// The test function's name, without `()`.
         public var test: String
@@ -14,6 +21,8 @@ public struct Rubric: Codable, Equatable, Sendable {
         /// without synchronization has by accident (readers overlapping), which is worth
         /// something only together with the safety it presumes.
         public var requires: [String]?
+        /// The check's title in Simplified Chinese (the English one is the suite's `@Test` title).
+        public var zhHans: Translation?
 
         public init(test: String, points: Int, requires: [String]? = nil) {
             self.test = test
@@ -34,6 +43,19 @@ public struct Rubric: Codable, Equatable, Sendable {
         /// What this exercise asks that only Apple platforms can check; when set, a full score
         /// elsewhere reads "complete on Linux" with this note.
         public var platformNote: String?
+        /// The exercise's title (and platform note) in Simplified Chinese.
+        public var zhHans: Translation?
+        public var platformNoteZhHans: Translation?
+
+        /// The title in the current language.
+        public var localizedTitle: String {
+            Language.current == .simplifiedChinese ? zhHans?.title ?? title : title
+        }
+
+        /// The platform note in the current language.
+        public var localizedPlatformNote: String? {
+            Language.current == .simplifiedChinese ? platformNoteZhHans?.title ?? platformNote : platformNote
+        }
 
         public var totalPoints: Int { checks.reduce(0) { $0 + $1.points } }
         public var deadline: Double { timeoutSeconds ?? Rubric.defaultTimeoutSeconds }
@@ -48,7 +70,10 @@ public struct Rubric: Codable, Equatable, Sendable {
     /// when it reports no race in the exercise's code. It stands in the rubric like any check (last),
     /// under this name, which no suite declares.
     public static let raceCheckTest = "noDataRace"
-    public static let raceCheckTitle = "No data race: ThreadSanitizer finds none in the exercise's code while its suite runs"
+    public static let raceCheckEnglishTitle = "No data race: ThreadSanitizer finds none in the exercise's code while its suite runs"
+    public static var raceCheckTitle: String {
+        L(raceCheckEnglishTitle, "没有数据竞争：运行测试套件时，ThreadSanitizer 在练习代码里没有发现任何数据竞争")
+    }
 
     public var exercises: [Exercise]
 

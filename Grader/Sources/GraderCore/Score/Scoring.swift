@@ -1,4 +1,9 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Turns suite runs into check results and a status, with the rubric's points.
 public enum Scoring {
@@ -17,7 +22,8 @@ public enum Scoring {
                 // Run by the grader once every other check passes (`ExerciseResult.record`).
                 checks.append(CheckResult(
                     test: check.test, title: Rubric.raceCheckTitle, points: check.points, earned: 0, passed: false,
-                    message: "Not checked: another check fails. ThreadSanitizer looks for data races once every other check passes."))
+                    message: L("Not checked: another check fails. ThreadSanitizer looks for data races once every other check passes.",
+                               "未检查：还有别的检查没通过。其他检查全部通过后，ThreadSanitizer 才会检查数据竞争。")))
                 continue
             }
             let test = declared.first { $0.name == check.test }
@@ -35,10 +41,13 @@ public enum Scoring {
                 }
             }
             if test == nil {
-                firstIssue = IssueReport(message: "No test named \(check.test)() was found in Tests/\(exercise.name)Tests: were the tests edited?")
+                firstIssue = IssueReport(message: L("No test named \(check.test)() was found in Tests/\(exercise.name)Tests: were the tests edited?",
+                                                    "在 Tests/\(exercise.name)Tests 里找不到名为 \(check.test)() 的测试：测试被改过吗？"))
             }
+            let englishTitle = test?.displayName ?? check.test
+            let title = Language.current == .simplifiedChinese ? check.zhHans?.title ?? englishTitle : englishTitle
             checks.append(CheckResult(
-                test: check.test, title: test?.displayName ?? check.test, points: check.points,
+                test: check.test, title: title, points: check.points,
                 earned: passed ? check.points : 0, passed: passed,
                 message: passed ? nil : firstIssue?.message, file: firstIssue?.file, line: firstIssue?.line))
         }
@@ -46,14 +55,14 @@ public enum Scoring {
         var status = status(checks: checks.filter { $0.test != Rubric.raceCheckTest }, runs: runs, terminations: terminations, deadline: deadline)
         if status == .complete, exercise.raceCheck != nil {
             status = .lookingForRaces
-            if let index = checks.firstIndex(where: { $0.test == Rubric.raceCheckTest }) { checks[index].message = "Not checked yet." }
-        } else if status == .complete, let note = exercise.platformNote, !Platform.checksEverything {
+            if let index = checks.firstIndex(where: { $0.test == Rubric.raceCheckTest }) { checks[index].message = L("Not checked yet.", "尚未检查。") }
+        } else if status == .complete, let note = exercise.localizedPlatformNote, !Platform.checksEverything {
             status = .completeOnThisPlatform(note: note)
         }
         var result = ExerciseResult(
-            name: exercise.name, title: exercise.title, status: status, checks: checks,
+            name: exercise.name, title: exercise.localizedTitle, status: status, checks: checks,
             runs: runs.count, seconds: seconds)
-        result.platformNote = exercise.platformNote
+        result.platformNote = exercise.localizedPlatformNote
         return result
     }
 
@@ -63,26 +72,30 @@ public enum Scoring {
             let unmet = (check.requires ?? []).compactMap { name in checks.first { $0.test == name && !$0.passed } }
             guard checks[index].passed, !unmet.isEmpty else { continue }
             checks[index].earned = 0
-            checks[index].withheld = "Passed, but earns its points only together with \(unmet.map { "\"\($0.title)\"" }.joined(separator: ", ")): code without synchronization can do this by accident."
+            checks[index].withheld = L("Passed, but earns its points only together with \(unmet.map { "\"\($0.title)\"" }.joined(separator: ", ")): code without synchronization can do this by accident.",
+                                       "已通过，但只有和\(unmet.map { "“\($0.title)”" }.joined(separator: "、"))一起通过才得分：没有同步的代码也可能碰巧做到这一点。")
         }
     }
 
     /// What a check that has no result says: it never ran, or how the process ended while it ran.
     static func unfinishedMessage(started: Bool, termination: Termination, deadline: Double) -> String {
-        guard started else { return "The check did not run." }
+        guard started else { return L("The check did not run.", "这项检查没有运行。") }
         switch termination {
         case .timedOut:
-            return "Deadlock suspected in this check: it was still running after \(Int(deadline)) s and was stopped. Look for a wait that is never signalled, a lock taken twice, or sync onto the queue you are already on."
+            return L("Deadlock suspected in this check: it was still running after \(Int(deadline)) s and was stopped. Look for a wait that is never signalled, a lock taken twice, or sync onto the queue you are already on.",
+                     "疑似死锁：这项检查运行了 \(Int(deadline)) 秒仍未结束，已被停止。检查有没有永远等不到 signal 的等待、被同一线程加了两次的锁，或者 sync 到当前所在的队列。")
         case .signalled(let signal):
-            return "Crashed with signal \(signal) while this check was running: \(crashExplanation(signal))."
+            return L("Crashed with signal \(signal) while this check was running: \(crashExplanation(signal)).", "运行这项检查时崩溃（信号 \(signal)）：\(crashExplanation(signal))。")
         case .exited(let code), .exitedEarly(let code):
-            return "The process exited with status \(code) before the check finished: something in your code called exit(). A check passes only when it runs to its end."
+            return L("The process exited with status \(code) before the check finished: something in your code called exit(). A check passes only when it runs to its end.",
+                     "检查结束前进程以状态 \(code) 退出：你的代码调用了 exit()。检查只有运行到最后才算通过。")
         case .outputLimitExceeded:
-            return "Output limit exceeded: more than \(ChildLimits(deadline: 0).outputLimit >> 20) MB were printed while this check was running, and it was stopped. Look for a print in a loop."
+            return L("Output limit exceeded: more than \(ChildLimits(deadline: 0).outputLimit >> 20) MB were printed while this check was running, and it was stopped. Look for a print in a loop.",
+                     "输出超限：这项检查运行时打印了超过 \(ChildLimits(deadline: 0).outputLimit >> 20) MB，已被停止。找找循环里的 print。")
         case .interrupted:
-            return "Interrupted while this check was running."
+            return L("Interrupted while this check was running.", "运行这项检查时被中断。")
         case .stoppedAfterWork:
-            return "The check did not finish: the suite stopped while it was running."
+            return L("The check did not finish: the suite stopped while it was running.", "检查没有结束：它运行时测试套件停止了。")
         }
     }
 
@@ -111,21 +124,23 @@ public enum Scoring {
     /// The result of an exercise that did not compile: every check fails at the error.
     static func doesNotCompile(_ exercise: Rubric.Exercise, _ error: CompileError) -> ExerciseResult {
         ExerciseResult(
-            name: exercise.name, title: exercise.title, status: .doesNotCompile(error),
+            name: exercise.name, title: exercise.localizedTitle, status: .doesNotCompile(error),
             checks: exercise.checks.map {
                 CheckResult(test: $0.test, title: $0.isRaceCheck ? Rubric.raceCheckTitle : $0.test, points: $0.points, earned: 0, passed: false,
-                            message: "does not compile", file: error.file, line: error.line)
+                            message: L("does not compile", "编译失败"), file: error.file, line: error.line)
             }, runs: 0, seconds: 0)
     }
 
     /// A word on what usually causes a signal, for the learner.
     public static func crashExplanation(_ signal: Int32) -> String {
         switch signal {
-        case 11, 10: "a memory error: usually two threads changed the same storage at once without protection"
-        case 4, 5: "a Swift runtime trap: a force unwrap of nil, an index out of range, a precondition, or DispatchGroup.leave() called more often than enter()"
-        case 6: "an abort: often a fatalError or an unbalanced DispatchGroup/semaphore"
-        case 9: "killed: the process ran out of time or memory"
-        default: "the process died"
+        case SIGSEGV, SIGBUS: L("a memory error: usually two threads changed the same storage at once without protection",
+                                "内存错误：通常是两个线程在没有保护的情况下同时修改了同一块存储")
+        case SIGILL, SIGTRAP: L("a Swift runtime trap: a force unwrap of nil, an index out of range, a precondition, or DispatchGroup.leave() called more often than enter()",
+                                "Swift 运行时陷阱：强制解包了 nil、下标越界、precondition 失败，或者 DispatchGroup.leave() 比 enter() 调用得多")
+        case SIGABRT: L("an abort: often a fatalError or an unbalanced DispatchGroup/semaphore", "abort：常见原因是 fatalError，或 DispatchGroup/信号量不平衡")
+        case SIGKILL: L("killed: the process ran out of time or memory", "被杀死：进程超时或内存耗尽")
+        default: L("the process died", "进程意外终止")
         }
     }
 }

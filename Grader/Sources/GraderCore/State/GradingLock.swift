@@ -36,7 +36,8 @@ public final class GradingLock {
             let holder = holderDescription(file)
             if seconds <= 0 || Date() >= end || Interrupt.requested {
                 close(descriptor)
-                throw GraderError.busy("Another grader (\(holder)) is grading this clone; try again when it has finished.")
+                throw GraderError.busy(L("Another grader (\(holder)) is grading this clone; try again when it has finished.",
+                                         "另一个评分程序（\(holder)）正在给这个克隆评分；等它结束后再试。"))
             }
             if !told { waiting(holder); told = true }
             usleep(200_000)

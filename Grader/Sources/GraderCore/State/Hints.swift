@@ -2,6 +2,14 @@ import Foundation
 
 /// Progressive hints from `Exercises/<Name>/HINTS.md`: each `## ` heading starts one hint.
 public enum Hints {
+    /// A hint's heading without its number ("Hint 2: Then" or "提示 2：然后" → the rest).
+    static func withoutNumber(_ title: String, _ number: Int) -> String {
+        for prefix in ["Hint \(number): ", "提示 \(number)：", "提示 \(number): "] where title.hasPrefix(prefix) {
+            return String(title.dropFirst(prefix.count))
+        }
+        return title
+    }
+
     public struct Hint: Equatable, Sendable {
         public var title: String
         public var body: String
