@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The same gate for `Operation`s, on an `OperationQueue` and its `isSuspended`.
 ///
@@ -20,7 +19,15 @@ public final class OperationGate: @unchecked Sendable {
     }
 
     private let queue: OperationQueue
-    private let state = Mutex(State())
+    private let lock = NSLock()
+    private var state = State()
+
+    /// Runs `body` on the state under the lock.
+    private func withState<R>(_ body: (inout State) -> R) -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&state)
+    }
 
     /// A closed gate: operations wait until `open(granted:)`.
     public init() {
@@ -32,7 +39,7 @@ public final class OperationGate: @unchecked Sendable {
     /// Adds `operation`: it runs after every operation added before it, once the gate is open and
     /// not paused; after a refusal it is cancelled, and finishes without running.
     public func addOperation(_ operation: Operation) {
-        state.withLock { state in
+        withState { state in
             if state.gate == .refused { operation.cancel() }
             queue.addOperation(operation)
         }
@@ -41,7 +48,7 @@ public final class OperationGate: @unchecked Sendable {
     /// The first call decides, from any thread; later calls do nothing. Refused: every operation,
     /// waiting or added later, is cancelled and finishes without running.
     public func open(granted: Bool) {
-        state.withLock { state in
+        withState { state in
             guard state.gate == .closed else { return }
             state.gate = granted ? .granted : .refused
             if !granted { queue.cancelAllOperations() }  // before the queue may start any
@@ -52,7 +59,7 @@ public final class OperationGate: @unchecked Sendable {
     /// Operations not yet started wait; one that is executing runs to its end (pause() does not
     /// wait for it). Pausing twice is pausing.
     public func pause() {
-        state.withLock { state in
+        withState { state in
             state.paused = true
             queue.isSuspended = Self.suspended(state)
         }
@@ -60,7 +67,7 @@ public final class OperationGate: @unchecked Sendable {
 
     /// Ends a pause. Never opens a gate that was not opened with access.
     public func resume() {
-        state.withLock { state in
+        withState { state in
             state.paused = false
             queue.isSuspended = Self.suspended(state)
         }
@@ -79,7 +86,7 @@ public final class OperationGate: @unchecked Sendable {
     deinit {
         // An OperationQueue released while suspended does not trap, but its operations would
         // never run nor finish: refuse them, so that each one finishes cancelled.
-        let refuse = state.withLock { state -> Bool in
+        let refuse = withState { state -> Bool in
             guard state.gate == .closed else { return false }
             state.gate = .refused
             return true

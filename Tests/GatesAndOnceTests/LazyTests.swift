@@ -53,7 +53,7 @@ struct LazyTests {
 
     static let contentionPlace = "8 threads reading a fresh Lazy at once"
 
-    @Test("8 threads reading a fresh box at the same moment: the initializer runs once, and all 8 get its value (300 boxes)")
+    @Test("8 threads reading a fresh box at the same moment: the initializer runs once, and all 8 get its value (150 boxes)")
     func onceUnderContention() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
             IsolatedCheck.begin(in: LazyTests.contentionPlace)
@@ -70,7 +70,7 @@ struct LazyTests {
     }
 
     static func contention() {
-        let threads = 8, boxes = 300
+        let threads = 8, boxes = 150
         let rounds = (0..<boxes).map { _ in Locked(Round()) }
         let all = (0..<boxes).map { number in
             Lazy<Token> {
@@ -78,7 +78,9 @@ struct LazyTests {
                     round.runs += 1
                     return round.runs
                 }
-                spin(microseconds: 30)  // a slow initializer: the others arrive while it runs
+                // A slow initializer that gives up its core (as one doing I/O does): the other
+                // threads run and ask meanwhile, even when they share one core.
+                usleep(200)
                 return Token(run)
             }
         }
@@ -88,7 +90,7 @@ struct LazyTests {
         let finished = ThreadGang.run(threads, seconds: promptly + 1, in: contentionPlace) { _ in
             for number in 0..<boxes {
                 // On a heavily loaded machine, fewer rounds rather than a late answer.
-                if number >= 50, DispatchTime.now() > began + 1.5 { return }
+                if number >= 40, DispatchTime.now() > began + 1.5 { return }
                 guard together.arrive(seconds: promptly) else { return }
                 do {
                     let token = try all[number].value
@@ -170,7 +172,7 @@ struct LazyTests {
                 count += 1
                 return count
             }
-            spin(microseconds: 2_000)
+            usleep(2_000)
             if attempt == 1 { throw InitializationFailed(attempt: 1) }
             return Token(attempt)
         }
@@ -278,7 +280,7 @@ struct LazyTests {
         let runs = Locked((config: 0, client: 0))
         let config = Lazy<Token> {
             runs.withLock { $0.config += 1 }
-            spin(microseconds: 500)
+            usleep(500)
             return Token(1)
         }
         let client = Lazy<Token> {

@@ -37,10 +37,14 @@ final class OperationLog: @unchecked Sendable {
 
     /// Why the check can stop waiting: operations that never finished and that nobody holds any more.
     func dropped(what: String) -> String? {
+        // Which are freed first, then which finished: a completion block records its operation
+        // before the operation is released, so a freed operation missing from `ended` read
+        // afterwards was lost for good (read the other way round, one finishing in between looks lost).
+        let freed = made.current.filter { $0.value.value == nil }.map(\.key)
         let finished = ended.current
-        let lost = made.current.filter { finished[$0.key] == nil && $0.value.value == nil }
+        let lost = freed.filter { finished[$0] == nil }
         guard !lost.isEmpty else { return nil }
-        return "\(what): \(lost.count) operation(s) never finished, and nothing holds them any more (the gate dropped them). addOperation must add each operation to the gate's OperationQueue."
+        return "\(what): \(lost.count) operation(s) (\(lost.sorted().prefix(6).map(String.init).joined(separator: ", "))) never finished, and nothing holds them any more (the gate dropped them). addOperation must add each operation to the gate's OperationQueue."
     }
 }
 

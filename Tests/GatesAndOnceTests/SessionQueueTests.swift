@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import GatesAndOnce
 import KataTestSupport
+import Synchronization
 import Testing
 
 /// The gate on a serial queue: nothing before `open`, everything after it once and in order, one
@@ -10,7 +11,7 @@ import Testing
 /// released while suspended, is a trap in libdispatch.
 @Suite("SessionQueue", .exitIsAFailure)
 struct SessionQueueTests {
-    static let crashHint = "libdispatch traps on resume() without a matching suspend() (over-resume: one resume per open() call) and on releasing a queue that is still suspended: resume exactly once, decided under a lock, and resume a queue nobody opened in deinit."
+    static let crashHint = "libdispatch traps (SIGILL on Linux x86_64, SIGTRAP on Apple Silicon) on resume() without a matching suspend() (over-resume: one resume per open() call) and on releasing a queue that is still suspended: resume exactly once, decided under a lock, and resume a queue nobody opened in deinit."
 
     // MARK: Waits, then runs in order
 
@@ -71,12 +72,14 @@ struct SessionQueueTests {
         IsolatedCheck.explain(ending, in: Self.orderPlace, crashHint: Self.crashHint)
     }
 
-    /// One thread submits 400 works; when it has submitted 150, a second thread opens the gate.
+    /// One thread submits 500 works; when it has submitted 300, a second thread opens the gate.
     /// Works queued before the opening and works submitted during and after it must run in one
-    /// line, in submission order. Keeping the queued work in an array and submitting it from open()
-    /// while later work goes straight to the queue lets later work jump ahead.
+    /// line, in submission order. And each of the first 32 works, when it runs, submits a follower:
+    /// submitted after the opening, a follower runs after every work queued before it. Keeping the
+    /// queued work in an array and submitting it from open() after the lock is released, while
+    /// later work goes straight to the queue, lets later work jump ahead.
     static func orderAcrossOpen() {
-        let rounds = 30, items = 400, openAt = 150
+        let rounds = 30, items = 500, openAt = 300, leaders = 32, follower = 10_000
         let began = DispatchTime.now()
         for round in 0..<rounds {
             // On a heavily loaded machine, fewer rounds rather than a late answer.
@@ -87,7 +90,12 @@ struct SessionQueueTests {
             let finished = ThreadGang.run(2, seconds: promptly, in: orderPlace) { index in
                 if index == 0 {
                     for item in 0..<items {
-                        session.async(log.work(item))
+                        var then: (@Sendable () -> Void)?
+                        if item < leaders {
+                            let next = follower + item
+                            then = { session.async(log.work(next)) }
+                        }
+                        session.async(log.work(item, then: then))
                         submitted.withLock { $0 += 1 }
                     }
                 } else {
@@ -96,13 +104,27 @@ struct SessionQueueTests {
                 }
             }
             guard finished else { return }
-            guard waitUntil(in: orderPlace, waitingFor: "all \(items) works running (round \(round + 1))",
+            let total = items + leaders
+            guard waitUntil(in: orderPlace, waitingFor: "all \(total) works running (round \(round + 1))",
                             hint: "Every work submitted before, during or after open(granted: true) runs once the gate is open.",
-                            unless: { log.dropped(0..<items, what: "Round \(round + 1)") }, { log.count >= items })
+                            unless: { log.dropped(0..<items, what: "Round \(round + 1)") },
+                            { log.count >= total })
             else { return }
             Thread.sleep(forTimeInterval: 0.002)
-            if let problem = log.orderProblem(expected: Array(0..<items)) {
+            let seen = log.items
+            let main = WorkLog.orderProblem(seen: seen.filter { $0 < follower }, expected: Array(0..<items))
+            if let problem = main {
                 Issue.record("One thread submitted \(items) works while another called open(granted: true) after the first \(openAt): in round \(round + 1), \(problem). Queued work and work submitted during or after the opening form one line: keep one serial queue for both (suspended, then resumed), or move the kept work onto the queue while holding the lock that later submissions take.")
+                return
+            }
+            let lastQueued = seen.firstIndex(of: openAt - 1) ?? 0
+            if let early = seen.prefix(lastQueued).first(where: { $0 >= follower }) {
+                Issue.record("In round \(round + 1), work \(early - follower), which ran after the gate opened, submitted a new work, and that one ran before work \(openAt - 1), queued before the opening: work submitted later must run after everything queued before it. open() let later work in while it was still moving the queued work onto the queue.")
+                return
+            }
+            let followers = seen.filter { $0 >= follower }
+            if followers.count != leaders {
+                Issue.record("In round \(round + 1), the \(leaders) works submitted from inside running works ran \(followers.count) times in all; expected once each.")
                 return
             }
         }
@@ -111,8 +133,9 @@ struct SessionQueueTests {
     // MARK: Many openers
 
     static let openersPlace = "open() from 4 threads at once"
+    static let pairsPlace = "open() from 2 threads at the same moment"
 
-    @Test("open() from 4 threads at once, twice each, with granted true and false: no crash, one decision, every work called once (100 sessions)")
+    @Test("open() from several threads at once: no crash, one decision, each work called once (4 threads on 100 sessions, granting and refusing; 2 threads at the same instant on up to 1,000)")
     func openFromManyThreads() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
             IsolatedCheck.begin(in: SessionQueueTests.openersPlace)
@@ -162,6 +185,65 @@ struct SessionQueueTests {
                 Issue.record("Session \(number + 1), opened by 4 threads at once (two granting, two refusing): some works were told .granted and others .refused. The first open() decides for every work; later calls change nothing.")
                 return
             }
+        }
+        pairedOpeners()
+    }
+
+    /// Then up to 1,000 sessions, each opened by two threads at the same moment: for each session,
+    /// thread 0 names an instant 20 µs ahead, and both threads spin on the clock until it comes, so
+    /// that their calls start within tens of nanoseconds of each other. An opener that counts the
+    /// calls under a lock and then reads the count again after unlocking sees 2 on both threads,
+    /// and neither resumes.
+    static func pairedOpeners() {
+        let sessions = 1_000
+        let logs = (0..<sessions).map { _ in WorkLog() }
+        let all = (0..<sessions).map { SessionQueue(label: "kata.session.pair.\($0)") }
+        for (session, log) in zip(all, logs) { session.async(log.work(0)) }
+        // The instant at which both threads call open() on session `round`, published by thread 0.
+        let instant = Atomic<UInt64>(0)
+        let round = Atomic<Int>(-1)
+        let done = Atomic<Int>(0)
+        let stop = Atomic<Bool>(false)
+        let began = DispatchTime.now()
+        let opened = Atomic<Int>(0)
+        let paired = ThreadGang.run(2, seconds: promptly + 1, in: pairsPlace) { index in
+            for (number, session) in all.enumerated() {
+                if index == 0 {
+                    // On a heavily loaded machine, fewer sessions rather than a late answer.
+                    if number >= 100, DispatchTime.now() > began + 0.6 { stop.store(true, ordering: .releasing) }
+                    // Wait until the other thread finished the previous session.
+                    var spins = 0
+                    while done.load(ordering: .acquiring) < 2 * number, !stop.load(ordering: .acquiring) {
+                        spins += 1
+                        if spins.isMultiple(of: 4_096) { usleep(1) }
+                    }
+                    instant.store(DispatchTime.now().uptimeNanoseconds + 20_000, ordering: .relaxed)
+                    round.store(number, ordering: .releasing)
+                } else {
+                    var spins = 0
+                    while round.load(ordering: .acquiring) < number, !stop.load(ordering: .acquiring) {
+                        spins += 1
+                        if spins.isMultiple(of: 4_096) { usleep(1) }
+                    }
+                }
+                if stop.load(ordering: .acquiring) { return }
+                let at = instant.load(ordering: .relaxed)
+                while DispatchTime.now().uptimeNanoseconds < at {}
+                session.open(granted: true)
+                done.add(1, ordering: .releasing)
+                if index == 0 { opened.store(number + 1, ordering: .releasing) }
+            }
+        }
+        guard paired else { return }
+        let count = opened.load(ordering: .acquiring)
+        let end = DispatchTime.now() + promptly
+        for number in 0..<max(0, count - 1) {
+            let log = logs[number]
+            let left = max(0.05, Double(end.uptimeNanoseconds &- DispatchTime.now().uptimeNanoseconds) / 1e9)
+            guard waitUntil(seconds: left, in: pairsPlace, waitingFor: "the work of session \(number + 1) (of \(count) each opened by 2 threads at the same moment) running",
+                            hint: "Two threads called open() at the same moment, and the work never ran: the first call was decided outside the lock (a count read again after unlocking), and both threads thought they were second, so nobody resumed the queue. Decide and read the outcome under one lock.",
+                            unless: { log.dropped(0..<1, what: "Session \(number + 1), opened by 2 threads") }, { log.count >= 1 })
+            else { return }
         }
     }
 
