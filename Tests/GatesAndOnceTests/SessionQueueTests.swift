@@ -62,7 +62,7 @@ struct SessionQueueTests {
 
     static let orderPlace = "submitting while another thread opens"
 
-    @Test("Work submitted while another thread calls open() keeps its submission order (30 rounds)")
+    @Test("Work submitted while another thread calls open() keeps its submission order (20 rounds)")
     func orderHoldsAcrossOpen() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
             IsolatedCheck.begin(in: SessionQueueTests.orderPlace)
@@ -72,14 +72,14 @@ struct SessionQueueTests {
         IsolatedCheck.explain(ending, in: Self.orderPlace, crashHint: Self.crashHint)
     }
 
-    /// One thread submits 500 works; when it has submitted 300, a second thread opens the gate.
+    /// One thread submits 1,000 works; when it has submitted 800, a second thread opens the gate.
     /// Works queued before the opening and works submitted during and after it must run in one
     /// line, in submission order. And each of the first 32 works, when it runs, submits a follower:
     /// submitted after the opening, a follower runs after every work queued before it. Keeping the
     /// queued work in an array and submitting it from open() after the lock is released, while
     /// later work goes straight to the queue, lets later work jump ahead.
     static func orderAcrossOpen() {
-        let rounds = 30, items = 500, openAt = 300, leaders = 32, follower = 10_000
+        let rounds = 20, items = 1_000, openAt = 800, leaders = 32, follower = 10_000
         let began = DispatchTime.now()
         for round in 0..<rounds {
             // On a heavily loaded machine, fewer rounds rather than a late answer.
