@@ -1,0 +1,233 @@
+import Dispatch
+import Foundation
+import GatesAndOnce
+import KataTestSupport
+import Testing
+
+/// Operations a check adds to a gate, and what became of each: started (its work ran), finished
+/// (its completion block ran) cancelled or not; and whether two ever ran at once. The log holds
+/// the operations weakly, so that a check sees at once that a gate dropped them.
+final class OperationLog: @unchecked Sendable {
+    let started = Locked([Int]())
+    /// Number → whether the operation was cancelled, when its completion block ran.
+    let ended = Locked([Int: Bool]())
+    let meter = ConcurrencyMeter()
+    private let made = Locked([Int: Weak<BlockOperation>]())
+
+    /// A new operation numbered `number`; `body` runs inside its work, after it is recorded.
+    func make(_ number: Int, body: @escaping @Sendable () -> Void = {}) -> BlockOperation {
+        let operation = BlockOperation { [self] in
+            meter.measure {
+                started.withLock { $0.append(number) }
+                spin(microseconds: 5)
+                body()
+            }
+        }
+        let weak = Weak(operation)
+        operation.completionBlock = { [ended] in
+            let cancelled = weak.value?.isCancelled ?? false
+            ended.withLock { $0[number] = cancelled }
+        }
+        made.withLock { $0[number] = weak }
+        return operation
+    }
+
+    var madeCount: Int { made.current.count }
+    var finishedCount: Int { ended.current.count }
+
+    /// Why the check can stop waiting: operations that never finished and that nobody holds any more.
+    func dropped(what: String) -> String? {
+        // Which are freed first, then which finished: a completion block records its operation
+        // before the operation is released, so a freed operation missing from `ended` read
+        // afterwards was lost for good (read the other way round, one finishing in between looks lost).
+        let freed = made.current.filter { $0.value.value == nil }.map(\.key)
+        let finished = ended.current
+        let lost = freed.filter { finished[$0] == nil }
+        guard !lost.isEmpty else { return nil }
+        return "\(what): \(lost.count) operation(s) (\(lost.sorted().prefix(6).map(String.init).joined(separator: ", "))) never finished, and nothing holds them any more (the gate dropped them). addOperation must add each operation to the gate's OperationQueue."
+    }
+}
+
+/// The gate on an `OperationQueue`: `isSuspended` holds operations back, a refusal cancels them
+/// all (they still finish), a pause does not touch the operation that is executing, and the flag
+/// is a flag: no count to balance. Isolated: a learner may build it on a suspended DispatchQueue.
+@Suite("OperationGate", .exitIsAFailure)
+struct OperationGateTests {
+    static let crashHint = "If your gate suspends a DispatchQueue: libdispatch traps on one resume() too many and on a queue released while suspended. OperationQueue.isSuspended has neither trap: it is a flag."
+
+    // MARK: Waits, then runs in order
+
+    static let runsPlace = "operations added before open(granted: true)"
+
+    @Test("Operations added before open() wait; open(granted: true) from 4 threads at once runs them all, once, in order, one at a time")
+    func operationsWaitThenRunInOrder() async {
+        let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
+            IsolatedCheck.begin(in: OperationGateTests.runsPlace)
+            OperationGateTests.waitThenRun()
+            IsolatedCheck.finish()
+        }
+        IsolatedCheck.explain(ending, in: Self.runsPlace, crashHint: Self.crashHint)
+    }
+
+    static func waitThenRun() {
+        let log = OperationLog()
+        let gate = OperationGate()
+        for number in 0..<30 { gate.addOperation(log.make(number)) }
+        if happens(within: quietWindow, { !log.started.current.isEmpty }) {
+            Issue.record("\(log.started.current.count) operation(s) started before open() was called: a closed gate keeps its queue suspended (isSuspended = true in init).")
+            return
+        }
+        guard ThreadGang.run(4, seconds: promptly, in: runsPlace, { _ in
+            gate.open(granted: true)
+            gate.open(granted: true)
+        }) else { return }
+        guard waitUntil(in: runsPlace, waitingFor: "the 30 operations finishing after open(granted: true)",
+                        hint: "open(granted: true) lets the queue go: isSuspended = false.",
+                        unless: { log.dropped(what: "After open(granted: true)") }, { log.finishedCount >= 30 })
+        else { return }
+        for number in 30..<35 { gate.addOperation(log.make(number)) }
+        guard waitUntil(in: runsPlace, waitingFor: "5 operations added after the gate opened finishing",
+                        hint: "Operations added to an open gate run too.",
+                        unless: { log.dropped(what: "Added to an open gate") }, { log.finishedCount >= 35 })
+        else { return }
+        let started = log.started.current
+        #expect(started == Array(0..<35), "30 operations added before open(granted: true) and 5 after it should each run once, in the order added; they ran in this order: \(started.prefix(12).map(String.init).joined(separator: ", "))…. One operation at a time (maxConcurrentOperationCount = 1) runs them first in, first out.")
+        #expect(log.meter.peak == 1, "Up to \(log.meter.peak) operations ran at the same time: the gate's queue runs one at a time (maxConcurrentOperationCount = 1).")
+    }
+
+    // MARK: Refusal
+
+    static let refusalPlace = "open(granted: false) while operations are being added"
+
+    @Test("open(granted: false), even while 3 threads add operations, cancels every operation: each finishes without running its work")
+    func refusalCancelsEveryOperation() async {
+        let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
+            IsolatedCheck.begin(in: OperationGateTests.refusalPlace)
+            OperationGateTests.refusal()
+            IsolatedCheck.finish()
+        }
+        IsolatedCheck.explain(ending, in: Self.refusalPlace, crashHint: Self.crashHint)
+    }
+
+    static func refusal() {
+        let log = OperationLog()
+        let gate = OperationGate()
+        for number in 0..<20 { gate.addOperation(log.make(number)) }
+        // Thread 0 refuses while threads 1 to 3 add 50 operations each.
+        guard Await.blockingCall("open(granted: false) while 3 threads add operations", seconds: promptly, in: refusalPlace, {
+            ThreadGang.run(4, seconds: promptly, in: refusalPlace) { index in
+                if index == 0 {
+                    gate.open(granted: false)
+                } else {
+                    for number in 0..<50 { gate.addOperation(log.make(index * 100 + number)) }
+                }
+            }
+        }) else { return }
+        for number in 900..<905 { gate.addOperation(log.make(number)) }
+        let total = 20 + 150 + 5
+        guard waitUntil(in: refusalPlace, waitingFor: "the \(total) refused operations finishing",
+                        hint: "A cancelled operation in a suspended queue never finishes: the queue must start it, so that it sees isCancelled and finishes. Cancel them all, then set isSuspended = false.",
+                        unless: { log.dropped(what: "After open(granted: false)") },
+                        { log.finishedCount >= total || !log.started.current.isEmpty })
+        else { return }
+        let ran = log.started.current
+        #expect(ran.isEmpty, "After open(granted: false), \(ran.count) operation(s) ran their work (operations \(ran.prefix(5).map(String.init).joined(separator: ", "))): a refusal cancels every operation before the queue may start one, and cancels each one added later, also one added while the refusal is under way (decide and add under one lock).")
+        let notCancelled = log.ended.current.values.filter { !$0 }.count
+        #expect(notCancelled == 0, "\(notCancelled) of \(total) operations were not cancelled after open(granted: false): the refusal is told to each operation through isCancelled.")
+    }
+
+    // MARK: Pause
+
+    static let pausePlace = "pause() while an operation runs"
+
+    @Test("pause() lets the executing operation finish and holds the next; two pauses need one resume(); resume() never opens a closed gate")
+    func pauseLetsTheRunningOperationFinish() async {
+        let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
+            IsolatedCheck.begin(in: OperationGateTests.pausePlace)
+            OperationGateTests.pauseWhileRunning()
+            IsolatedCheck.finish()
+        }
+        IsolatedCheck.explain(ending, in: Self.pausePlace, crashHint: Self.crashHint)
+    }
+
+    static func pauseWhileRunning() {
+        let log = OperationLog()
+        let gate = OperationGate()
+        // resume() on a gate nobody opened: permission is not a pause.
+        guard Await.blockingCall("resume() before open()", seconds: promptly, in: pausePlace, { gate.resume() }) else { return }
+        gate.addOperation(log.make(0))
+        if happens(within: quietWindow, { !log.started.current.isEmpty }) {
+            Issue.record("resume() on a gate that was never opened let an operation run: resume() ends a pause, it does not grant access. Keep the decision and the pause apart: suspended = not granted, or paused.")
+            return
+        }
+        gate.open(granted: true)
+        guard waitUntil(in: pausePlace, waitingFor: "the first operation finishing after open(granted: true)",
+                        hint: "open(granted: true) lets the queue go: isSuspended = false.",
+                        unless: { log.dropped(what: "After open(granted: true)") }, { log.finishedCount >= 1 })
+        else { return }
+
+        // Operation 1 runs until the check releases it; operation 2 waits behind it.
+        let inside = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let finishedWork = Locked(false)
+        let first = log.make(1) {
+            inside.signal()
+            _ = release.wait(timeout: .now() + 3)
+            finishedWork.withLock { $0 = true }
+        }
+        gate.addOperation(first)
+        gate.addOperation(log.make(2))
+        guard Deadline.wait(for: inside, seconds: promptly, in: pausePlace, waitingFor: "operation 1 starting") else { return }
+        guard Await.blockingCall("pause() while operation 1 runs", seconds: 1, in: pausePlace,
+                                 hint: "pause() must not wait for the executing operation (no waitUntilAllOperationsAreFinished): it only stops the queue from starting the next.",
+                                 { gate.pause(); gate.pause() })
+        else { release.signal(); return }
+        release.signal()
+        guard waitUntil(in: pausePlace, waitingFor: "operation 1 finishing after pause()",
+                        hint: "Pausing does not stop an operation that is executing: it runs to its end.", { first.isFinished })
+        else { return }
+        #expect(finishedWork.current && !first.isCancelled, "pause() cancelled the executing operation or cut its work short: suspending a queue only stops it from starting operations; the one that runs goes on to its end.")
+        if happens(within: quietWindow, { log.started.current.contains(2) }) {
+            Issue.record("Operation 2 started while the gate was paused: pause() sets isSuspended = true, so the queue starts no operation until resume().")
+            return
+        }
+        guard Await.blockingCall("resume()", seconds: promptly, in: pausePlace, { gate.resume() }) else { return }
+        _ = waitUntil(in: pausePlace, waitingFor: "operation 2 running after pause(), pause(), resume()",
+                      hint: "isSuspended is a flag, not a counter: two pauses are one pause, and one resume() ends it. A gate that counts pauses (or suspends a DispatchQueue twice) stays stopped.",
+                      { log.finishedCount >= 3 })
+    }
+
+    // MARK: Released while closed
+
+    static let releasePlace = "releasing a closed gate"
+
+    @Test("A gate released while still closed does not crash, and each of its operations finishes, cancelled, without running")
+    func releasedGateRefusesItsOperations() async {
+        let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
+            IsolatedCheck.begin(in: OperationGateTests.releasePlace)
+            OperationGateTests.releaseClosed()
+            IsolatedCheck.finish()
+        }
+        IsolatedCheck.explain(ending, in: Self.releasePlace, crashHint: Self.crashHint)
+    }
+
+    static func releaseClosed() {
+        let log = OperationLog()
+        let freed = (0..<10).map { _ in Weak<OperationGate>() }
+        for number in 0..<10 {
+            let gate = OperationGate()
+            freed[number].value = gate
+            for item in 0..<3 { gate.addOperation(log.make(number * 10 + item)) }
+        }
+        guard waitUntil(in: releasePlace, waitingFor: "10 released gates being freed",
+                        hint: "Something keeps a released gate alive (a closure capturing self strongly).", { freed.allSatisfy { $0.value == nil } })
+        else { return }
+        guard waitUntil(in: releasePlace, waitingFor: "the 30 operations of released closed gates finishing",
+                        hint: "An OperationQueue released while suspended does not trap, but its operations never run nor finish: whoever waits for them waits forever. In deinit, if the gate never opened, cancel every operation and set isSuspended = false.",
+                        unless: { log.dropped(what: "Gates released while closed") },
+                        { log.finishedCount >= 30 || !log.started.current.isEmpty })
+        else { return }
+        let ran = log.started.current
+        #expect(ran.isEmpty, "\(ran.count) operations of gates released while closed ran their work: nobody granted access, so they finish cancelled.")
+    }
+}

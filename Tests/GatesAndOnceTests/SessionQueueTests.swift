@@ -1,0 +1,342 @@
+import Dispatch
+import Foundation
+import GatesAndOnce
+import KataTestSupport
+import Synchronization
+import Testing
+
+/// The gate on a serial queue: nothing before `open`, everything after it once and in order, one
+/// decision however many threads open, a refusal every work hears of, and a closed session that can
+/// be released. Every check runs isolated: a suspended `DispatchQueue` resumed once too often, or
+/// released while suspended, is a trap in libdispatch.
+@Suite("SessionQueue", .exitIsAFailure)
+struct SessionQueueTests {
+    static let crashHint = "libdispatch traps (SIGILL on Linux x86_64, SIGTRAP on Apple Silicon) on resume() without a matching suspend() (over-resume: one resume per open() call) and on releasing a queue that is still suspended: resume exactly once, decided under a lock, and resume a queue nobody opened in deinit."
+
+    // MARK: Waits, then runs in order
+
+    static let waitsPlace = "work queued before open(granted: true)"
+
+    @Test("Work queued before open() waits; open(granted: true) runs it all once, in order, one at a time, told .granted, and later work after it")
+    func waitsThenRunsInOrder() async {
+        let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
+            IsolatedCheck.begin(in: SessionQueueTests.waitsPlace)
+            SessionQueueTests.waitsThenRuns()
+            IsolatedCheck.finish()
+        }
+        IsolatedCheck.explain(ending, in: Self.waitsPlace, crashHint: Self.crashHint)
+    }
+
+    static func waitsThenRuns() {
+        let log = WorkLog()
+        let session = SessionQueue(label: "kata.session.waits")
+        for item in 0..<100 { session.async(log.work(item)) }
+        if happens(within: quietWindow, { log.count > 0 }) {
+            Issue.record("\(log.count) work(s) ran before open() was called (items \(log.items.prefix(5).map(String.init).joined(separator: ", "))…): a closed session keeps its work waiting. Create the queue suspended (or keep the work aside) until the gate opens.")
+            return
+        }
+        if let dropped = log.dropped(0..<100, what: "Before open()") {
+            Issue.record(Comment(rawValue: dropped))
+            return
+        }
+        guard Await.blockingCall("open(granted: true)", seconds: promptly, in: waitsPlace, { session.open(granted: true) }) else { return }
+        guard waitUntil(in: waitsPlace, waitingFor: "the 100 queued works running after open(granted: true)",
+                        hint: "open(granted: true) must release the work: resume the suspended queue (once), or submit what was kept aside.",
+                        unless: { log.dropped(0..<100, what: "After open(granted: true)") }, { log.count >= 100 })
+        else { return }
+        for item in 100..<120 { session.async(log.work(item)) }
+        guard waitUntil(in: waitsPlace, waitingFor: "20 works submitted after open(granted: true) running",
+                        hint: "Work submitted after the gate opened runs too, after the queued work.",
+                        unless: { log.dropped(100..<120, what: "After the gate opened") }, { log.count >= 120 })
+        else { return }
+        Thread.sleep(forTimeInterval: 0.02)  // time for a duplicate call to show up
+        if let problem = log.orderProblem(expected: Array(0..<120)) {
+            Issue.record("100 works queued before open(granted: true) and 20 after it should each run once, in submission order: \(problem). A serial queue runs its blocks first in, first out; the gate must not reorder or repeat them.")
+        }
+        let told = log.calls.current.filter { $0.access != .granted }.count
+        #expect(told == 0, "\(told) works were told .refused after open(granted: true): every work runs with .granted once access is granted.")
+        #expect(log.meter.peak == 1, "Up to \(log.meter.peak) works ran at the same time: the session runs its work one at a time, on one serial queue.")
+    }
+
+    // MARK: Order across open
+
+    static let orderPlace = "submitting while another thread opens"
+
+    @Test("Work submitted while another thread calls open() keeps its submission order (20 rounds)")
+    func orderHoldsAcrossOpen() async {
+        let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
+            IsolatedCheck.begin(in: SessionQueueTests.orderPlace)
+            SessionQueueTests.orderAcrossOpen()
+            IsolatedCheck.finish()
+        }
+        IsolatedCheck.explain(ending, in: Self.orderPlace, crashHint: Self.crashHint)
+    }
+
+    /// One thread submits 1,000 works; when it has submitted 800, a second thread opens the gate.
+    /// Works queued before the opening and works submitted during and after it must run in one
+    /// line, in submission order. And each of the first 32 works, when it runs, submits a follower:
+    /// submitted after the opening, a follower runs after every work queued before it. Keeping the
+    /// queued work in an array and submitting it from open() after the lock is released, while
+    /// later work goes straight to the queue, lets later work jump ahead.
+    static func orderAcrossOpen() {
+        let rounds = 20, items = 1_000, openAt = 800, leaders = 32, follower = 10_000
+        let began = DispatchTime.now()
+        for round in 0..<rounds {
+            // On a heavily loaded machine, fewer rounds rather than a late answer.
+            if round >= 5, DispatchTime.now() > began + 2.0 { break }
+            let log = WorkLog()
+            let session = SessionQueue(label: "kata.session.order")
+            let submitted = Locked(0)
+            let finished = ThreadGang.run(2, seconds: promptly, in: orderPlace) { index in
+                if index == 0 {
+                    for item in 0..<items {
+                        var then: (@Sendable () -> Void)?
+                        if item < leaders {
+                            let next = follower + item
+                            then = { session.async(log.work(next)) }
+                        }
+                        session.async(log.work(item, then: then))
+                        submitted.withLock { $0 += 1 }
+                    }
+                } else {
+                    while submitted.current < openAt {}
+                    session.open(granted: true)
+                }
+            }
+            guard finished else { return }
+            let total = items + leaders
+            guard waitUntil(in: orderPlace, waitingFor: "all \(total) works running (round \(round + 1))",
+                            hint: "Every work submitted before, during or after open(granted: true) runs once the gate is open.",
+                            unless: { log.dropped(0..<items, what: "Round \(round + 1)") },
+                            { log.count >= total })
+            else { return }
+            Thread.sleep(forTimeInterval: 0.002)
+            let seen = log.items
+            let main = WorkLog.orderProblem(seen: seen.filter { $0 < follower }, expected: Array(0..<items))
+            if let problem = main {
+                Issue.record("One thread submitted \(items) works while another called open(granted: true) after the first \(openAt): in round \(round + 1), \(problem). Queued work and work submitted during or after the opening form one line: keep one serial queue for both (suspended, then resumed), or move the kept work onto the queue while holding the lock that later submissions take.")
+                return
+            }
+            let lastQueued = seen.firstIndex(of: openAt - 1) ?? 0
+            if let early = seen.prefix(lastQueued).first(where: { $0 >= follower }) {
+                Issue.record("In round \(round + 1), work \(early - follower), which ran after the gate opened, submitted a new work, and that one ran before work \(openAt - 1), queued before the opening: work submitted later must run after everything queued before it. open() let later work in while it was still moving the queued work onto the queue.")
+                return
+            }
+            let followers = seen.filter { $0 >= follower }
+            if followers.count != leaders {
+                Issue.record("In round \(round + 1), the \(leaders) works submitted from inside running works ran \(followers.count) times in all; expected once each.")
+                return
+            }
+        }
+    }
+
+    // MARK: Many openers
+
+    static let openersPlace = "open() from 4 threads at once"
+    static let pairsPlace = "open() from 2 threads at the same moment"
+
+    @Test("open() from several threads at once: no crash, one decision, each work called once (4 threads on 100 sessions, granting and refusing; 2 threads at the same instant on up to 1,000)")
+    func openFromManyThreads() async {
+        let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
+            IsolatedCheck.begin(in: SessionQueueTests.openersPlace)
+            SessionQueueTests.manyOpeners()
+            IsolatedCheck.finish()
+        }
+        IsolatedCheck.explain(ending, in: Self.openersPlace, crashHint: Self.crashHint + " Here, 4 threads call open() at the same moment: decide under a lock which call is the first.")
+    }
+
+    static func manyOpeners() {
+        let sessions = 100, threads = 4, queued = 5
+        let logs = (0..<sessions).map { _ in WorkLog() }
+        let all = (0..<sessions).map { SessionQueue(label: "kata.session.openers.\($0)") }
+        for (session, log) in zip(all, logs) {
+            for item in 0..<queued { session.async(log.work(item)) }
+        }
+        let together = StartBarrier(parties: threads)
+        let opened = ThreadGang.run(threads, seconds: promptly + 1, in: openersPlace) { index in
+            for session in all {
+                guard together.arrive(seconds: promptly) else { return }
+                // Threads 0 and 2 grant, 1 and 3 refuse: the first call to arrive decides.
+                session.open(granted: index.isMultiple(of: 2))
+                session.open(granted: index.isMultiple(of: 2))
+            }
+        }
+        guard opened else { return }
+        for (session, log) in zip(all, logs) { session.async(log.work(queued)) }
+        let total = queued + 1
+        let end = DispatchTime.now() + promptly
+        for (number, log) in logs.enumerated() {
+            let left = max(0, Double(end.uptimeNanoseconds &- DispatchTime.now().uptimeNanoseconds) / 1e9)
+            guard waitUntil(seconds: max(left, 0.05), in: openersPlace,
+                            waitingFor: "the \(total) works of session \(number + 1) running",
+                            hint: "After 4 threads called open() at once, no work ran: the decision was taken (or counted) outside a lock, and no thread thought it was the first, so nobody resumed the queue.",
+                            unless: { log.dropped(0..<total, what: "Session \(number + 1), opened from 4 threads") },
+                            { log.count >= total })
+            else { return }
+        }
+        Thread.sleep(forTimeInterval: 0.02)
+        for (number, log) in logs.enumerated() {
+            if let problem = log.orderProblem(expected: Array(0..<total)) {
+                Issue.record("Session \(number + 1), opened by 4 threads at once: \(problem). One decision, one release of the queued work, each work called once.")
+                return
+            }
+            let told = Set(log.calls.current.map(\.access))
+            if told.count > 1 {
+                Issue.record("Session \(number + 1), opened by 4 threads at once (two granting, two refusing): some works were told .granted and others .refused. The first open() decides for every work; later calls change nothing.")
+                return
+            }
+        }
+        pairedOpeners()
+    }
+
+    /// Then up to 1,000 sessions, each opened by two threads at the same moment: for each session,
+    /// thread 0 names an instant 20 µs ahead, and both threads spin on the clock until it comes, so
+    /// that their calls start within tens of nanoseconds of each other. An opener that counts the
+    /// calls under a lock and then reads the count again after unlocking sees 2 on both threads,
+    /// and neither resumes.
+    static func pairedOpeners() {
+        let sessions = 1_000
+        let logs = (0..<sessions).map { _ in WorkLog() }
+        let all = (0..<sessions).map { SessionQueue(label: "kata.session.pair.\($0)") }
+        for (session, log) in zip(all, logs) { session.async(log.work(0)) }
+        // The instant at which both threads call open() on session `round`, published by thread 0.
+        let instant = Atomic<UInt64>(0)
+        let round = Atomic<Int>(-1)
+        let done = Atomic<Int>(0)
+        let stop = Atomic<Bool>(false)
+        let began = DispatchTime.now()
+        let opened = Atomic<Int>(0)
+        let paired = ThreadGang.run(2, seconds: promptly + 1, in: pairsPlace) { index in
+            for (number, session) in all.enumerated() {
+                if index == 0 {
+                    // On a heavily loaded machine, fewer sessions rather than a late answer.
+                    if number >= 100, DispatchTime.now() > began + 0.6 { stop.store(true, ordering: .releasing) }
+                    // Wait until the other thread finished the previous session.
+                    var spins = 0
+                    while done.load(ordering: .acquiring) < 2 * number, !stop.load(ordering: .acquiring) {
+                        spins += 1
+                        if spins.isMultiple(of: 4_096) { usleep(1) }
+                    }
+                    instant.store(DispatchTime.now().uptimeNanoseconds + 20_000, ordering: .relaxed)
+                    round.store(number, ordering: .releasing)
+                } else {
+                    var spins = 0
+                    while round.load(ordering: .acquiring) < number, !stop.load(ordering: .acquiring) {
+                        spins += 1
+                        if spins.isMultiple(of: 4_096) { usleep(1) }
+                    }
+                }
+                if stop.load(ordering: .acquiring) { return }
+                let at = instant.load(ordering: .relaxed)
+                while DispatchTime.now().uptimeNanoseconds < at {}
+                session.open(granted: true)
+                done.add(1, ordering: .releasing)
+                if index == 0 { opened.store(number + 1, ordering: .releasing) }
+            }
+        }
+        guard paired else { return }
+        let count = opened.load(ordering: .acquiring)
+        let end = DispatchTime.now() + promptly
+        for number in 0..<max(0, count - 1) {
+            let log = logs[number]
+            let left = max(0.05, Double(end.uptimeNanoseconds &- DispatchTime.now().uptimeNanoseconds) / 1e9)
+            guard waitUntil(seconds: left, in: pairsPlace, waitingFor: "the work of session \(number + 1) (of \(count) each opened by 2 threads at the same moment) running",
+                            hint: "Two threads called open() at the same moment, and the work never ran: the first call was decided outside the lock (a count read again after unlocking), and both threads thought they were second, so nobody resumed the queue. Decide and read the outcome under one lock.",
+                            unless: { log.dropped(0..<1, what: "Session \(number + 1), opened by 2 threads") }, { log.count >= 1 })
+            else { return }
+        }
+    }
+
+    // MARK: Refusal
+
+    static let refusalPlace = "open(granted: false)"
+
+    @Test("open(granted: false) tells every work .refused, once, in order, queued or submitted later, and a later open(granted: true) changes nothing")
+    func refusalTellsEveryWork() async {
+        let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
+            IsolatedCheck.begin(in: SessionQueueTests.refusalPlace)
+            SessionQueueTests.refusal()
+            IsolatedCheck.finish()
+        }
+        IsolatedCheck.explain(ending, in: Self.refusalPlace, crashHint: Self.crashHint)
+    }
+
+    static func refusal() {
+        let log = WorkLog()
+        let session = SessionQueue(label: "kata.session.refused")
+        for item in 0..<50 { session.async(log.work(item)) }
+        guard Await.blockingCall("open(granted: false)", seconds: promptly, in: refusalPlace, { session.open(granted: false) }) else { return }
+        for item in 50..<60 { session.async(log.work(item)) }
+        guard Await.blockingCall("open(granted: true) after a refusal", seconds: promptly, in: refusalPlace, { session.open(granted: true) }) else { return }
+        for item in 60..<70 { session.async(log.work(item)) }
+        guard waitUntil(in: refusalPlace, waitingFor: "70 works being told .refused",
+                        hint: "Refused work must still hear of it: resume the queue after deciding .refused, so that each block runs and tells its work .refused.",
+                        unless: { log.dropped(0..<70, what: "After open(granted: false)") }, { log.count >= 70 })
+        else { return }
+        Thread.sleep(forTimeInterval: 0.02)
+        if let problem = log.orderProblem(expected: Array(0..<70)) {
+            Issue.record("50 works queued, open(granted: false), 10 more, open(granted: true), 10 more: each should be told once, in submission order; \(problem).")
+        }
+        let granted = log.calls.current.filter { $0.access == .granted }.map(\.item)
+        #expect(granted.isEmpty, "After open(granted: false), \(granted.count) works were told .granted (items \(granted.prefix(5).map(String.init).joined(separator: ", "))…). The first open() decides for good: a later open(granted: true) changes nothing, and work submitted after a refusal is refused too.")
+    }
+
+    // MARK: Released while closed
+
+    static let releasePlace = "releasing a closed session"
+
+    @Test("A session released while still closed does not crash, is freed, and tells each queued work .refused (50 sessions)")
+    func releasedWhileClosed() async {
+        let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
+            IsolatedCheck.begin(in: SessionQueueTests.releasePlace)
+            SessionQueueTests.releaseClosed()
+            IsolatedCheck.finish()
+        }
+        IsolatedCheck.explain(ending, in: Self.releasePlace, crashHint: "libdispatch traps when a DispatchQueue (or source) is released while suspended: in deinit, if the gate never opened, decide .refused and resume the queue once.")
+    }
+
+    static func releaseClosed() {
+        // First prove that a session works at all, so that an empty stub does not pass.
+        let proof = WorkLog()
+        let working = SessionQueue(label: "kata.session.proof")
+        working.async(proof.work(0))
+        working.open(granted: true)
+        guard waitUntil(in: releasePlace, waitingFor: "a work running after open(granted: true)",
+                        hint: "open(granted: true) must release the work.",
+                        unless: { proof.dropped(0..<1, what: "A session opened with access") }, { proof.count == 1 })
+        else { return }
+
+        let sessions = 50
+        let logs = (0..<sessions).map { _ in WorkLog() }
+        let freed = (0..<sessions).map { _ in Weak<SessionQueue>() }
+        for number in 0..<sessions {
+            let session = SessionQueue(label: "kata.session.released.\(number)")
+            freed[number].value = session
+            // Session 0 never gets any work: an empty suspended queue released traps too.
+            for item in 0..<(number % 4) { session.async(logs[number].work(item)) }
+        }
+        // The last reference to each session is gone.
+        guard waitUntil(in: releasePlace, waitingFor: "50 released sessions being freed",
+                        hint: "Something keeps a released session alive: a block on its queue, or the work, captures self strongly. Let the queued blocks capture what they need (the decision), not the session.",
+                        { freed.allSatisfy { $0.value == nil } })
+        else { return }
+        let expected = (0..<sessions).reduce(0) { $0 + $1 % 4 }
+        guard waitUntil(in: releasePlace, waitingFor: "the \(expected) works of the released sessions being told .refused",
+                        hint: "A session released while closed refuses its work: decide .refused in deinit and let the blocks run.",
+                        unless: {
+                            let dropped = (0..<sessions).filter { n in logs[n].dropped(0..<(n % 4), what: "") != nil && n % 4 > 0 }
+                            return dropped.isEmpty ? nil : "The works queued on \(dropped.count) sessions released while closed were never told anything, and nothing holds them any more: a released closed session tells each queued work .refused."
+                        },
+                        { logs.reduce(0) { $0 + $1.count } >= expected })
+        else { return }
+        Thread.sleep(forTimeInterval: 0.02)
+        for (number, log) in logs.enumerated() where number % 4 > 0 {
+            if let problem = log.orderProblem(expected: Array(0..<(number % 4))) {
+                Issue.record("A session released while closed: \(problem).")
+                return
+            }
+        }
+        let granted = logs.reduce(0) { $0 + $1.calls.current.filter { $0.access == .granted }.count }
+        #expect(granted == 0, "\(granted) works of sessions released while closed were told .granted: nobody granted access, so they are refused.")
+    }
+}
