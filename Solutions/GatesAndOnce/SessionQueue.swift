@@ -24,10 +24,8 @@ public enum Access: Sendable, Equatable {
 /// the queued blocks run, are told, and let the queue go.
 public final class SessionQueue: @unchecked Sendable {
     /// The decision, shared by the session and by every block it queued. The blocks capture this
-    /// box, never the session: a session released while closed must be freed.
-    ///
-    /// An `NSLock`, not `Mutex`: on Linux, ThreadSanitizer does not see `Mutex`'s lock (the
-    /// Synchronization library is not instrumented) and reports a race on correct code.
+    /// box, never the session: a session released while closed must be freed. (A `Mutex` would do
+    /// as well as the `NSLock`.)
     private final class Decision: @unchecked Sendable {
         private let lock = NSLock()
         private var access: Access?

@@ -112,7 +112,10 @@ public enum TextReport {
 
     /// The exercise in focus: its detail and the next step; or the congratulations.
     static func focus(_ report: GradeReport, screen: Screen, style: Style) -> [String] {
-        guard let name = screen.focus, let exercise = report.exercises.first(where: { $0.name == name }) else {
+        guard let name = screen.focus, let exercise = report.exercises.first(where: { $0.name == name }), !exercise.isComplete || screen.verbose else {
+            if let name = screen.focus, report.exercises.count > 1, report.exercises.contains(where: { $0.name == name && $0.isComplete }), !report.allComplete {
+                return ["", style.green(L("\(name) is complete. Well done!", "\(name) 已完成，干得好！"))]
+            }
             if report.exercises.count == 1, let only = report.exercises.first, only.isComplete {
                 return ["", style.green(L("\(only.name) is complete. Well done!", "\(only.name) 已完成，干得好！"))
                         + L(" See where you stand in the course: swift run grader list", " 看看整个课程的进度：swift run grader list")]
