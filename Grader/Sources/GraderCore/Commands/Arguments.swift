@@ -10,6 +10,7 @@ public struct Arguments: Equatable, Sendable {
         case checklist
         case manifest
         case portability
+        case translations
         case verify
         case watch
         case bench
@@ -36,6 +37,8 @@ public struct Arguments: Equatable, Sendable {
     public var svgFile: String?
     /// `checklist --write`, `manifest --write`.
     public var write = false
+    /// `translations --stamp FILE`: mark a translation as made from its English text as it is now.
+    public var stamp: String?
     /// `reset --yes`: no question asked.
     public var yes = false
     /// `--verbose`: every exercise's detail, not only the one in focus.
@@ -81,6 +84,9 @@ public struct Arguments: Equatable, Sendable {
       swift run grader checklist [--write]  print (or write) CHECKLIST.md from the rubric and suites
       swift run grader manifest [--write]   print (or write) Grader/integrity.json
       swift run grader portability          what would not compile on a Mac (verify runs it too)
+      swift run grader translations [--stamp FILE]
+                                             which Chinese documents are missing or behind their
+                                             English text; --stamp marks FILE as up to date
 
     EXIT CODES
       0  every graded exercise is complete (verify: every check of the course passed)
@@ -120,6 +126,7 @@ public struct Arguments: Equatable, Sendable {
             case "--markdown": arguments.markdownFile = try value(word)
             case "--classroom": arguments.classroomFile = try value(word)
             case "--svg": arguments.svgFile = try value(word)
+            case "--stamp": arguments.stamp = try value(word)
             case "--lang":
                 let name = try value(word)
                 guard let language = Language.named(name) else {
@@ -144,6 +151,7 @@ public struct Arguments: Equatable, Sendable {
         case "checklist": arguments.command = .checklist
         case "manifest": arguments.command = .manifest
         case "portability": arguments.command = .portability
+        case "translations": arguments.command = .translations
         case "verify": arguments.command = .verify
         case "watch":
             guard positional.count <= 2 else { throw GraderError.badArguments(L("watch takes at most one exercise name", "watch 最多接受一个练习名")) }

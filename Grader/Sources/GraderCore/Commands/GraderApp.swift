@@ -39,6 +39,7 @@ public enum GraderApp {
             case .checklist: return try MaintenanceCommands.checklist(write: arguments.write, layout: layout, rubric: rubric)
             case .manifest: return try MaintenanceCommands.manifest(write: arguments.write, layout: layout, rubric: rubric)
             case .portability: return try MaintenanceCommands.portability(layout: layout)
+            case .translations: return try MaintenanceCommands.translations(stamp: arguments.stamp, layout: layout, rubric: rubric)
             case .verify: return try VerifyCommand(layout: layout, rubric: rubric).run()
             case .watch: return try WatchCommand(layout: layout, rubric: rubric, arguments: arguments).run()
             case .bench: return try BenchCommand(layout: layout, rubric: rubric, arguments: arguments).run()

@@ -35,4 +35,28 @@ enum MaintenanceCommands {
         print(problems.isEmpty ? "portability: no problem found" : "portability: \(problems.count) problems")
         return problems.isEmpty ? 0 : 1
     }
+
+    /// Lists the Chinese documents that are missing or behind their English text; with `stamp`,
+    /// first marks that translation as made from its English text as it is now (after a person
+    /// brought it up to date).
+    static func translations(stamp: String?, layout: KataLayout, rubric: Rubric) throws -> Int32 {
+        let check = TranslationCheck(layout: layout, rubric: rubric)
+        if let stamp {
+            let twin = layout.relative(URL(fileURLWithPath: stamp, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)))
+            guard let english = check.englishDocuments().first(where: { TranslationCheck.twin(of: $0) == twin }) else {
+                throw GraderError.badArguments("\(stamp) is not the translation of a learner document")
+            }
+            let url = layout.root.appendingPathComponent(twin)
+            let blob = SHA1.gitBlobID(try Data(contentsOf: layout.root.appendingPathComponent(english)))
+            var lines = ((try? String(contentsOf: url, encoding: .utf8)) ?? "").components(separatedBy: "\n")
+            let line = TranslationCheck.stamp(for: english, blob: blob)
+            if lines.first?.hasPrefix("<!-- zh-Hans translation of") == true { lines[0] = line } else { lines.insert(line, at: 0) }
+            try Data(lines.joined(separator: "\n").utf8).write(to: url, options: .atomic)
+            print("stamped \(twin) as made from \(english) (blob \(blob.prefix(12)))")
+        }
+        let problems = check.documentProblems() + check.titleProblems()
+        for problem in problems { print(problem) }
+        print(problems.isEmpty ? "translations: every document and title is up to date" : "translations: \(problems.count) problems")
+        return problems.isEmpty ? 0 : 1
+    }
 }

@@ -11,6 +11,19 @@ struct SwiftSourceText {
         code = Self.blankCommentsAndStrings(text).components(separatedBy: "\n")
     }
 
+    /// One line up to its comment (`marker`: `//` or `#`), string literals respected: a marker inside
+    /// quotes is not a comment.
+    static func commentFree(_ line: String, marker: String) -> String {
+        var inString = false
+        var index = line.startIndex
+        while index < line.endIndex {
+            if line[index] == "\"" { inString.toggle() }
+            if !inString, line[index...].hasPrefix(marker) { return String(line[..<index]) }
+            index = line.index(after: index)
+        }
+        return line
+    }
+
     /// The text with its comments replaced by spaces, string literals kept.
     static func withoutComments(_ text: String) -> String {
         blankCommentsAndStrings(text, blankingStrings: false)

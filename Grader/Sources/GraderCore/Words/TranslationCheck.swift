@@ -44,3 +44,119 @@ struct TranslationCheck {
         }
     }
 }
+
+// MARK: Documents
+
+extension TranslationCheck {
+    /// The learner's documents in English: the top-level README, and each exercise's README and hints.
+    func englishDocuments() -> [String] {
+        ["README.md"] + rubric.exercises.flatMap { ["Exercises/\($0.name)/README.md", "Exercises/\($0.name)/HINTS.md"] }
+    }
+
+    /// `README.md` → `README.zh-Hans.md`.
+    static func twin(of path: String, in language: Language = .simplifiedChinese) -> String {
+        String(path.dropLast(".md".count)) + ".\(language.rawValue).md"
+    }
+
+    /// The first line of a translation names the English text it was made from, by git blob id:
+    /// `<!-- zh-Hans translation of README.md, from blob <id> -->`. A change to the English makes
+    /// the twin stale until someone brings it up to date and stamps it (`grader translations --stamp`).
+    static func stamp(for english: String, blob: String) -> String {
+        "<!-- zh-Hans translation of \((english as NSString).lastPathComponent), from blob \(blob) -->"
+    }
+
+    func documentProblems() -> [String] {
+        englishDocuments().flatMap { problems(english: $0) }
+    }
+
+    func problems(english path: String) -> [String] {
+        let twinPath = Self.twin(of: path)
+        guard let english = try? String(contentsOf: layout.root.appendingPathComponent(path), encoding: .utf8) else {
+            return ["\(path) is missing"]
+        }
+        guard let translated = try? String(contentsOf: layout.root.appendingPathComponent(twinPath), encoding: .utf8) else {
+            return ["\(twinPath) is missing: every learner document has a Simplified Chinese twin"]
+        }
+        var problems: [String] = []
+        let blob = SHA1.gitBlobID(Data(english.utf8))
+        if translated.split(separator: "\n", maxSplits: 1).first.map(String.init) != Self.stamp(for: path, blob: blob) {
+            problems.append("\(twinPath) was not made from \(path) as it is now (its first line must be `\(Self.stamp(for: path, blob: blob))`): bring it up to date, then `swift run grader translations --stamp \(twinPath)`")
+        }
+        let (a, b) = (MarkdownOutline(english), MarkdownOutline(translated))
+        if a.headingLevels != b.headingLevels {
+            problems.append("\(twinPath) has headings of levels \(b.headingLevels), \(path) \(a.headingLevels)")
+        }
+        if a.code.count != b.code.count {
+            problems.append("\(twinPath) has \(b.code.count) code blocks, \(path) \(a.code.count)")
+        } else {
+            for (index, (one, other)) in zip(a.code, b.code).enumerated() where one != other {
+                problems.append("\(twinPath): code block \(index + 1) differs from \(path)'s (code is not translated, only its comments may be): \(other.prefix(60))… vs \(one.prefix(60))…")
+            }
+        }
+        if a.links != b.links {
+            let missing = a.links.filter { !b.links.contains($0) }, extra = b.links.filter { !a.links.contains($0) }
+            problems.append("\(twinPath) links differ from \(path)'s: missing \(missing), extra \(extra)")
+        }
+        return problems
+    }
+}
+
+/// What must be the same in a document and its translation: headings (their levels), code blocks
+/// (comments removed), and link targets (a link to a translated document counts as one to its
+/// English original).
+struct MarkdownOutline {
+    var headingLevels: [Int] = []
+    var code: [String] = []
+    var links: [String] = []
+
+    init(_ text: String) {
+        var block: [String]?
+        var language = ""
+        for line in text.components(separatedBy: "\n") {
+            if line.trimmingCharacters(in: .whitespaces).hasPrefix("```") {
+                if let lines = block {
+                    code.append(Self.withoutComments(lines, language: language))
+                    block = nil
+                } else {
+                    block = []
+                    language = line.trimmingCharacters(in: .whitespaces).dropFirst(3).trimmingCharacters(in: .whitespaces)
+                }
+                continue
+            }
+            if block != nil { block?.append(line); continue }
+            if line.hasPrefix("#") {
+                let level = line.prefix { $0 == "#" }.count
+                if line.dropFirst(level).hasPrefix(" ") { headingLevels.append(level) }
+            }
+            links += Self.linkTargets(in: line)
+        }
+        links.sort()
+    }
+
+    /// A code block without its comments (`//` in Swift and unlabeled blocks, `#` in shell ones) and
+    /// without the lines that held only a comment.
+    static func withoutComments(_ lines: [String], language: String) -> String {
+        let marker = ["sh", "bash", "shell", "console"].contains(language) ? "#" : "//"
+        return lines.compactMap { line -> String? in
+            var code = line
+            if ["swift", "", "jsonc", "c", "objc"].contains(language) || marker == "#" {
+                code = SwiftSourceText.commentFree(line, marker: marker)
+            }
+            code = String(code.reversed().drop { $0 == " " }.reversed())
+            return code.isEmpty && !line.isEmpty ? nil : code
+        }.joined(separator: "\n")
+    }
+
+    /// `[text](target)` targets; `X.zh-Hans.md` counts as `X.md`.
+    static func linkTargets(in line: String) -> [String] {
+        var targets: [String] = []
+        var rest = Substring(line)
+        while let open = rest.range(of: "](") {
+            let after = rest[open.upperBound...]
+            guard let close = after.firstIndex(of: ")") else { break }
+            targets.append(String(after[..<close]).replacingOccurrences(of: ".zh-Hans.md", with: ".md"))
+            rest = after[close...]
+        }
+        return targets
+    }
+}
