@@ -154,7 +154,7 @@ enum LoopLab {
             return false
         }
         if sighting.mode == nil {
-            Issue.record(Comment(rawValue: "\(what) ran on a thread whose run loop was not running (RunLoop.current.currentMode was nil): a dispatch queue's thread, or a thread whose loop had ended. Run blocks from the loop thread's run loop."), sourceLocation: sourceLocation)
+            Issue.record(Comment(rawValue: "\(what) ran on a thread whose run loop was not running (RunLoop.current.currentMode was nil): a dispatch queue's worker thread (DispatchQueue.global(), or DispatchQueue.main where the main thread is parked in dispatchMain()), or a thread whose loop had ended. Queue blocks on the loop thread's run loop."), sourceLocation: sourceLocation)
             return false
         }
         return true
