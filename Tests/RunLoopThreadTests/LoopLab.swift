@@ -70,8 +70,12 @@ enum LoopLab {
 
     /// A new thread, started: start() called on a dedicated thread and given `prompt` seconds
     /// to return. Records the failure and returns nil if it did not.
-    static func started(sourceLocation: SourceLocation = #_sourceLocation) -> RunLoopThread? {
+    ///
+    /// With `keep`, the RunLoopThread is never released (the child process ends with the check):
+    /// its deinit, and whatever it waits for, is left to the check about releasing one.
+    static func started(keep: Bool = true, sourceLocation: SourceLocation = #_sourceLocation) -> RunLoopThread? {
         let loop = RunLoopThread()
+        if keep { _ = Unmanaged.passRetained(loop) }
         guard returns("start()", in: "start()", hint: "start() waits for the loop to run: does the thread's body run its loop, and does it tell start() once it does?", sourceLocation: sourceLocation, { loop.start() })
         else { return nil }
         return loop

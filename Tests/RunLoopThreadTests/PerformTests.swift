@@ -36,7 +36,7 @@ struct PerformTests {
             let new = !handles.contains { $0.id == thread.id }
             handles.append(thread)
             #expect(new, "Two RunLoopThreads ran their blocks on the same thread: each start() creates a thread of its own.")
-            guard LoopLab.stop(loop, thread: thread, in: "stop() after start() and one block") != nil else { return }
+            // Not stopped (stop() has checks of its own): the child process ends with the check.
         }
     }
 
@@ -125,7 +125,7 @@ struct PerformTests {
 
     static let idleHint = "a run loop with no input source and no timer returns from run() at once, and the thread's body then ends. Give it something to wait for before running it (a timer in the distant future, a CFRunLoopSource, a port; on Apple platforms AFNetworking added an NSMachPort)."
 
-    @Test("With next to nothing to do for 300 ms, the loop's thread stays alive and asleep (no busy loop)")
+    @Test("With next to nothing to do for 450 ms, the loop's thread stays alive and asleep (no busy loop)")
     func idleLoopSleeps() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
             IsolatedCheck.begin(seconds: 5, in: "an idle loop")
@@ -136,15 +136,16 @@ struct PerformTests {
     }
 
     /// The CPU time the loop's thread used while it had next to nothing to do: a block every
-    /// 75 ms for 300 ms, each reading the thread's CPU time. A loop that spins (run(mode:before:)
+    /// 75 ms for 450 ms, each reading the thread's CPU time. A loop that spins (run(mode:before:)
     /// returning at once because the mode has no source, called again and again) burns its core
     /// between blocks; a sleeping one uses next to nothing. (Measured on Linux: such a loop may
-    /// sleep through one idle stretch, when a block arrived as a pass began, and spins from the
-    /// next pass on; several stretches make the spin show.)
+    /// sleep through every other idle stretch, when a block arrived as a pass began, and spins
+    /// in the others; six stretches make the spin show, even when a loaded machine gives the
+    /// spinning thread a small share of a core.)
     static func idleThreadSleeps() {
         guard let loop = LoopLab.started(), let thread = LoopLab.probe(loop) else { return }
         var sightings: [Sighting] = []
-        for index in 0...4 {
+        for index in 0...6 {
             if index > 0 {
                 let idleEnd = LoopLab.now + 75_000_000
                 while LoopLab.now < idleEnd {
@@ -171,6 +172,6 @@ struct PerformTests {
         guard let first = sightings.first, let last = sightings.last else { return }
         let cpu = last.cpu &- first.cpu
         let wall = last.at &- first.at
-        #expect(cpu < 30_000_000, "The loop's thread used \(LoopLab.milliseconds(cpu)) of CPU in \(LoopLab.milliseconds(wall)) with nothing to do but 4 tiny blocks: it spins. run(mode:before:) returns at once when the mode has no input source and no timer, so a loop around it never sleeps: give the run loop something to wait for, and let it sleep until woken.")
+        #expect(cpu < 10_000_000, "The loop's thread used \(LoopLab.milliseconds(cpu)) of CPU in \(LoopLab.milliseconds(wall)) with nothing to do but a tiny block every 75 ms: it spins. run(mode:before:) returns at once when the mode has no input source and no timer, so a loop around it never sleeps: give the run loop something to wait for, and let it sleep until woken.")
     }
 }

@@ -22,14 +22,19 @@ struct StopTests {
         IsolatedCheck.explain(ending, in: "stop() from another thread", crashHint: StopTests.crashHint)
     }
 
-    /// The loop has a timer 5 s away, so a loop that is never woken would sleep 5 s; a slow
-    /// block and 20 quick ones are queued when stop() is called.
+    /// The loop has a timer 5 s away, so a loop that is never woken would sleep 5 s. A slow block
+    /// is running, and 20 quick ones queued behind it, when stop() is called. (Measured on Linux: a
+    /// CFRunLoopStop called during the slow block ends the pass as soon as it returns, and blocks
+    /// queued behind it are never run.)
     static func fromAnotherThread() {
         guard let loop = LoopLab.started(), let thread = LoopLab.probe(loop) else { return }
         guard loop.schedule(after: 5, repeating: 5, {}) else {
             Issue.record("schedule(after:repeating:modes:_:) refused a timer on a running thread.")
             return
         }
+        // Let the loop fall asleep: the slow block then runs right after the wake-up, where a
+        // CFRunLoopStop meanwhile ends the pass as soon as it returns.
+        Thread.sleep(forTimeInterval: 0.05)
         let slowEnded = Locked<UInt64?>(nil)
         let quick = Locked(0)
         let slowBegan = DispatchSemaphore(value: 0)
@@ -37,16 +42,16 @@ struct StopTests {
             Issue.record("perform(_:) refused a block on a running thread.")
             return
         }
+        guard Deadline.wait(for: slowBegan, seconds: LoopLab.prompt, in: "a block performed before stop()", waitingFor: "the block starting") else { return }
         var accepted = 0
         for _ in 0..<20 where loop.perform({ quick.withLock { $0 += 1 } }) { accepted += 1 }
         #expect(accepted == 20, "perform(_:) refused \(20 - accepted) of 20 blocks on a running thread.")
-        guard Deadline.wait(for: slowBegan, seconds: LoopLab.prompt, in: "a block performed before stop()", waitingFor: "the block starting") else { return }
         guard let returnedAt = LoopLab.stop(loop, thread: thread, in: "stop() called from another thread") else { return }
         guard let slowEnd = slowEnded.current, slowEnd <= returnedAt else {
             Issue.record("stop() returned while a block accepted before it was still running: stop() returns only once the loop's thread has ended, after the blocks already accepted.")
             return
         }
-        #expect(quick.current == accepted, "stop() returned, and only \(quick.current) of the \(accepted) blocks accepted before it had run: accepted blocks run before the loop ends, never lost.")
+        #expect(quick.current == accepted, "stop() returned, and only \(quick.current) of the \(accepted) blocks accepted before it had run: accepted blocks run before the loop ends, never lost. CFRunLoopStop ends the current pass right after the block that is running, and blocks queued behind it are never run: queue the end of the loop behind them, as one more block.")
         guard LoopLab.waitForEnd(of: thread, seconds: 0.5, missing: "stop() returned, and the loop's thread was still alive 0.5 s later: stop() returns only once the thread's body has ended (wait for it: a semaphore or condition signalled as the body ends).")
         else { return }
         guard LoopLab.returns("a second stop()", seconds: 0.5, in: "stop() called again", hint: "stop() on a stopped thread does nothing more.", { loop.stop() })
@@ -197,7 +202,7 @@ struct StopTests {
 
     /// Starts a RunLoopThread with a repeating timer and a block done, and lets go of it.
     static func startAndRelease() -> (WeakLoop, ThreadHandle)? {
-        guard let loop = LoopLab.started(), let thread = LoopLab.probe(loop) else { return nil }
+        guard let loop = LoopLab.started(keep: false), let thread = LoopLab.probe(loop) else { return nil }
         guard loop.schedule(after: 0.02, repeating: 0.02, {}) else {
             Issue.record("schedule(after:repeating:modes:_:) refused a timer on a running thread.")
             return nil

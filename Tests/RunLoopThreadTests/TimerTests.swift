@@ -110,9 +110,9 @@ struct TimerTests {
         let wideInTracking = wide.current.filter { $0.mode == trackingName }.count
         #expect(plainInTracking == 0, "A timer scheduled for [.default] fired \(plainInTracking) time(s) while the loop ran in another mode for 300 ms: add a timer only to the modes it was scheduled for (not to .common: that is how a default-mode timer stays silent while a scroll view tracks).")
         if common {
-            #expect(wideInTracking >= 2, "A timer scheduled for [.common] fired \(wideInTracking) time(s) in 300 ms while the loop ran in a mode added to its common modes (about 15 expected): add it with RunLoop.current.add(timer, forMode: .common); .common is a pseudo-mode that stands for every mode in the common set.")
+            #expect(wideInTracking >= 1, "A timer scheduled for [.common] never fired in 300 ms while the loop ran in a mode added to its common modes (the check's own timer in that mode fired \(ownTicks) times): add it with RunLoop.current.add(timer, forMode: .common); .common is a pseudo-mode that stands for every mode in the common set.")
         } else {
-            #expect(wideInTracking >= 2, "A timer scheduled for [.default, tracking] fired \(wideInTracking) time(s) in 300 ms while the loop ran in the tracking mode (about 15 expected): add the timer to the run loop once for each mode in `modes`.")
+            #expect(wideInTracking >= 1, "A timer scheduled for [.default, tracking] never fired in 300 ms while the loop ran in the tracking mode (the check's own timer in that mode fired \(ownTicks) times): add the timer to the run loop once for each mode in `modes`.")
         }
         // The default-mode timer comes back when the nested run ends.
         _ = LoopLab.wait(missing: "A timer scheduled for [.default] did not fire again within \(LoopLab.prompt) s after the loop came back from the other mode.",
