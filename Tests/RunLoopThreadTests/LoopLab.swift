@@ -166,7 +166,7 @@ enum LoopLab {
 
     /// Calls stop() on a dedicated thread and waits `seconds` for it to return. Records the
     /// failure, with what the loop's thread was doing, and returns the time it returned.
-    static func stop(_ loop: RunLoopThread, thread: ThreadHandle, seconds: Double = 1.5, in place: String,
+    static func stop(_ loop: RunLoopThread, thread: ThreadHandle, seconds: Double = prompt, in place: String,
                      sourceLocation: SourceLocation = #_sourceLocation) -> UInt64? {
         let returnedAt = Locked<UInt64?>(nil)
         _ = ThreadGang.spawn {
