@@ -166,10 +166,12 @@ enum LoopLab {
 
     /// Calls stop() on a dedicated thread and waits `seconds` for it to return. Records the
     /// failure, with what the loop's thread was doing, and returns the time it returned.
+    /// `calling` becomes true just before stop() is called.
     static func stop(_ loop: RunLoopThread, thread: ThreadHandle, seconds: Double = prompt, in place: String,
-                     sourceLocation: SourceLocation = #_sourceLocation) -> UInt64? {
+                     calling: Locked<Bool>? = nil, sourceLocation: SourceLocation = #_sourceLocation) -> UInt64? {
         let returnedAt = Locked<UInt64?>(nil)
         _ = ThreadGang.spawn {
+            calling?.withLock { $0 = true }
             loop.stop()
             returnedAt.withLock { $0 = LoopLab.now }
         }

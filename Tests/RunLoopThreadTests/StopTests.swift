@@ -23,7 +23,8 @@ struct StopTests {
     }
 
     /// The loop has a timer 5 s away, so a loop that is never woken would sleep 5 s. A slow block
-    /// is running, and 20 quick ones queued behind it, when stop() is called. (Measured on Linux: a
+    /// is running, and 20 quick ones queued behind it, when stop() is called; the slow block ends
+    /// 100 ms after the call. (Measured on Linux: a
     /// CFRunLoopStop called during the slow block ends the pass as soon as it returns, and blocks
     /// queued behind it are never run.)
     static func fromAnotherThread() {
@@ -38,7 +39,14 @@ struct StopTests {
         let slowEnded = Locked<UInt64?>(nil)
         let quick = Locked(0)
         let slowBegan = DispatchSemaphore(value: 0)
-        guard loop.perform({ slowBegan.signal(); Thread.sleep(forTimeInterval: 0.15); slowEnded.withLock { $0 = LoopLab.now } }) else {
+        let stopCalled = Locked(false)
+        // The slow block lasts until 100 ms after stop() has been called (at most 1 s).
+        guard loop.perform({
+            slowBegan.signal()
+            _ = LoopLab.happens(within: LoopLab.prompt, { stopCalled.current })
+            Thread.sleep(forTimeInterval: 0.1)
+            slowEnded.withLock { $0 = LoopLab.now }
+        }) else {
             Issue.record("perform(_:) refused a block on a running thread.")
             return
         }
@@ -46,7 +54,7 @@ struct StopTests {
         var accepted = 0
         for _ in 0..<20 where loop.perform({ quick.withLock { $0 += 1 } }) { accepted += 1 }
         #expect(accepted == 20, "perform(_:) refused \(20 - accepted) of 20 blocks on a running thread.")
-        guard let returnedAt = LoopLab.stop(loop, thread: thread, in: "stop() called from another thread") else { return }
+        guard let returnedAt = LoopLab.stop(loop, thread: thread, in: "stop() called from another thread", calling: stopCalled) else { return }
         guard let slowEnd = slowEnded.current, slowEnd <= returnedAt else {
             Issue.record("stop() returned while a block accepted before it was still running: stop() returns only once the loop's thread has ended, after the blocks already accepted.")
             return
@@ -128,6 +136,7 @@ struct StopTests {
         let scheduled = loop.schedule(after: 0.01) { ranAfterStop.withLock { $0 += 1 } }
         #expect(!performed, "perform(_:) returned true after stop() had returned: a stopped thread runs nothing more, so it must refuse the block (return false) instead of losing it silently.")
         #expect(!scheduled, "schedule(after:repeating:modes:_:) returned true after stop() had returned: it must return false.")
+        guard !performed, !scheduled else { return }
         guard LoopLab.returns("start() after stop()", seconds: 0.5, in: "start() on a stopped thread", hint: "A stopped RunLoopThread never starts again: start() does nothing.", { loop.start() }) else { return }
         let restartedAccepts = loop.perform({ ranAfterStop.withLock { $0 += 1 } })
         #expect(!restartedAccepts, "After stop() and then start(), perform(_:) accepted a block: a stopped thread never starts again.")
