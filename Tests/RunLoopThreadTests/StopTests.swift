@@ -182,6 +182,7 @@ struct StopTests {
             guard Deadline.wait(for: submitter, seconds: LoopLab.prompt, in: "a thread calling perform(_:) in a loop", waitingFor: "perform(_:) returning false after stop()") else { return }
         }
         let total = accepted.current
+        #expect(total > 0, "4 threads performed blocks for 20 ms on a thread that nobody had stopped yet, and perform(_:) refused every one: a running thread accepts blocks until stop() is called.")
         #expect(ranWhenStopReturned == total, "While 4 threads performed blocks, stop() returned with \(ranWhenStopReturned) of the \(total) blocks it had accepted run\(ranWhenStopReturned < total ? ": \(total - ranWhenStopReturned) accepted blocks were lost (or still waiting) when the loop ended. Refuse new blocks and queue the end of the loop under one lock, so that the end comes after every accepted block" : "")).")
         Thread.sleep(forTimeInterval: 0.05)
         #expect(ran.current == total, "\(ran.current) blocks ran for \(total) accepted: a refused block must never run.")
