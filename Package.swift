@@ -19,6 +19,7 @@ let allExercises = [
     "StallMonitor",
     "QueueOrdering",
     "AsyncBridge",
+    "RunLoopThread",
 ]
 
 /// Exercises that come with finished code from another topic (a base class, a data type).
