@@ -19,6 +19,7 @@ let allExercises = [
     "StallMonitor",
     "QueueOrdering",
     "AsyncBridge",
+    "RunLoopThread",
     "GatesAndOnce",
 ]
 
