@@ -37,6 +37,9 @@ public struct Arguments: Equatable, Sendable {
     public var svgFile: String?
     /// `checklist --write`, `manifest --write`.
     public var write = false
+    /// `--variant NAME`: grade the wrong implementations in `Grader/Variants/<Exercise>/NAME/`
+    /// (maintainers; the exercises that have none are left out).
+    public var variant: String?
     /// `translations --stamp FILE`: mark a translation as made from its English text as it is now.
     public var stamp: String?
     /// `reset --yes`: no question asked.
@@ -60,6 +63,8 @@ public struct Arguments: Equatable, Sendable {
 
     OPTIONS
       --solutions        grade Solutions/ instead of Exercises/ (maintainers; must give full marks)
+      --variant NAME     grade the wrong implementations in Grader/Variants/<Exercise>/NAME/
+                         (maintainers; what verify checks against each exercise's caps.json)
       --sanitize         also run under ThreadSanitizer; an exercise with a data race is not complete
       --repeat N         run each suite N times; a check counts only if it passed every time
       --timeout SECONDS  deadline for one run of a suite (default: the rubric's, 60 s)
@@ -127,6 +132,7 @@ public struct Arguments: Equatable, Sendable {
             case "--classroom": arguments.classroomFile = try value(word)
             case "--svg": arguments.svgFile = try value(word)
             case "--stamp": arguments.stamp = try value(word)
+            case "--variant": arguments.variant = try value(word)
             case "--lang":
                 let name = try value(word)
                 guard let language = Language.named(name) else {

@@ -8,7 +8,11 @@ struct GradeCommand {
     var arguments: Arguments
 
     func run() throws -> Int32 {
-        let selected = try GraderApp.select(arguments.exercises, from: rubric)
+        var selected = try GraderApp.select(arguments.exercises, from: rubric)
+        if let variant = arguments.variant {
+            selected = selected.filter { FileManager.default.fileExists(atPath: layout.root.appendingPathComponent("Grader/Variants/\($0.name)/\(variant)").path) }
+            guard !selected.isEmpty else { throw GraderError.badArguments("no exercise has a variant named \(variant)") }
+        }
         let style = Style.detect()
         let progress = TerminalProgress(style: style)
         var raceChecked: [String] = []
@@ -31,7 +35,8 @@ struct GradeCommand {
         print(raceChecked.isEmpty
               ? TextReport.render(report, screen: finalScreen, style: style)
               : TextReport.renderRaceVerdicts(report, checked: raceChecked, screen: finalScreen, style: style))
-        do { try history.record(report.exercises, solutions: arguments.solutions) } catch {
+        // A variant's grade (a maintainer's measurement) is nobody's progress.
+        do { if arguments.variant == nil { try history.record(report.exercises, solutions: arguments.solutions) } } catch {
             print(style.yellow(L("Warning: the run could not be added to the history: ", "警告：这次评分没能写入历史：") + error.localizedDescription))
         }
         try writeMachineReports(report)
@@ -44,13 +49,13 @@ struct GradeCommand {
     func grade(_ selected: [Rubric.Exercise], progress: any GradingProgress,
                beforeRaceCheck: (GradeReport) -> Void = { _ in }) throws -> GradeReport {
         let started = Date()
-        let mode = BuildMode(solutions: arguments.solutions, sanitize: arguments.sanitize)
+        let mode = BuildMode(solutions: arguments.solutions, sanitize: arguments.sanitize, variant: arguments.variant)
         let session = GradingSession(
             layout: layout, rubric: rubric, mode: mode, repetitions: arguments.repetitions,
             timeoutOverride: arguments.timeout, progress: progress)
         var results = try session.grade(selected)
         let manifest = IntegrityManifest.load(layout: layout)
-        if !arguments.solutions, let manifest {
+        if !arguments.solutions, arguments.variant == nil, let manifest {
             for index in results.indices { results[index].copiedFromSolution = manifest.isCopiedFromSolution(results[index].name, layout: layout) }
         }
         let modified = modifiedFiles(manifest)
