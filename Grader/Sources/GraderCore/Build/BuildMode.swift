@@ -20,14 +20,11 @@ public struct BuildMode: Sendable, Equatable {
     /// learner's mode shares `.build` with `swift test`.
     public var scratchPath: String {
         // All variants share one folder: switching rebuilds only the exercise modules and
-        // their suites, not the support code, the grader and the given code.
-        if variant != nil { return ".build-variants" + (sanitize ? "-tsan" : "") }
-        switch (solutions, sanitize) {
-        case (false, false): return ".build"
-        case (true, false): return ".build-solutions"
-        case (false, true): return ".build-tsan"
-        case (true, true): return ".build-tsan-solutions"
-        }
+        // their suites, not the support code, the grader and the given code. The solutions'
+        // ThreadSanitizer build (verify's race check of the solutions) shares the variants' one
+        // for the same reason: only verify builds either.
+        if variant != nil || (solutions && sanitize) { return sanitize ? ".build-verify-tsan" : ".build-variants" }
+        return solutions ? ".build-solutions" : (sanitize ? ".build-tsan" : ".build")
     }
 
     /// The environment Package.swift reads: `KATA_SOLUTIONS`, and `KATA_EXCLUDE` for exercises
