@@ -68,7 +68,7 @@ func benchmarkExecutable(_ name: String) -> Target {
 }
 
 /// Files in an exercise folder that are for the learner to read, not to compile.
-let learnerDocuments = ["README.md", "HINTS.md"]
+let learnerDocuments = ["README.md", "HINTS.md", "README.zh-Hans.md", "HINTS.zh-Hans.md"]
 
 func exerciseTarget(_ name: String) -> Target {
     let given: [Target.Dependency] = exercisesWithGivenCode.contains(name) ? [.target(name: "\(name)Given")] : []
