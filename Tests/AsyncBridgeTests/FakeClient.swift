@@ -40,6 +40,8 @@ final class FakeClient: LegacyClient, @unchecked Sendable {
         var never: [@Sendable (Result<Data, any Error>) -> Void] = []
         var cancels: [Int] = []
         var answered = 0
+        /// Set by `releaseAll(andLater: true)`: how to answer a `.hold` that comes after it.
+        var laterHolds: (@Sendable (String) -> Result<Data, any Error>)?
     }
 
     init(_ plan: @escaping @Sendable (_ key: String, _ call: Int) -> Plan) {
@@ -47,16 +49,24 @@ final class FakeClient: LegacyClient, @unchecked Sendable {
     }
 
     func fetch(_ key: String, completion: @escaping @Sendable (Result<Data, any Error>) -> Void) -> any LegacyRequest {
-        let call = state.withLock { state -> Int in
-            state.fetched.append(key)
-            return state.fetched.count - 1
-        }
-        let request = FakeRequest(id: call, client: self)
         let counted: @Sendable (Result<Data, any Error>) -> Void = { [weak self] result in
             self?.state.withLock { $0.answered += 1 }
             completion(result)
         }
-        switch plan(key, call) {
+        // Counted, decided and (for `.hold`) held in one step under the lock: a check that sees
+        // the fetch counted, or that releases every held fetch, never finds it half registered
+        // (counted but not yet held, so missed by the release and kept until the safety net).
+        let (call, decided) = state.withLock { state -> (Int, Plan) in
+            let call = state.fetched.count
+            state.fetched.append(key)
+            let planned = plan(key, call)
+            guard case .hold = planned else { return (call, planned) }
+            if let answer = state.laterHolds { return (call, .soon(answer(key))) }
+            state.held.append((call, key, counted))
+            return (call, .hold)
+        }
+        let request = FakeRequest(id: call, client: self)
+        switch decided {
         case .now(let result):
             counted(result)
         case .soon(let result, let delay):
@@ -66,7 +76,6 @@ final class FakeClient: LegacyClient, @unchecked Sendable {
             Thread { together.arrive(); counted(first) }.start()
             Thread { together.arrive(); counted(second) }.start()
         case .hold:
-            state.withLock { $0.held.append((call, key, counted)) }
             DispatchQueue.global().asyncAfter(deadline: .now() + Self.holdLimit) { [weak self] in
                 self?.release(call, with: .failure(FakeError(id: "safety net: held for \(Self.holdLimit) s")))
             }
@@ -76,10 +85,13 @@ final class FakeClient: LegacyClient, @unchecked Sendable {
         return request
     }
 
-    /// Answers every held fetch (once each) on a global queue, with `result(key)`.
-    func releaseAll(with result: @escaping @Sendable (String) -> Result<Data, any Error>) {
+    /// Answers every held fetch (once each) on a global queue, with `result(key)`. With
+    /// `andLater`, every fetch planned `.hold` from now on is answered at once with it too (in the
+    /// same step under the lock, so that no fetch slips in between and stays held).
+    func releaseAll(andLater: Bool = false, with result: @escaping @Sendable (String) -> Result<Data, any Error>) {
         let held = state.withLock { state in
             defer { state.held.removeAll() }
+            if andLater { state.laterHolds = result }
             return state.held
         }
         for (_, key, completion) in held {

@@ -59,3 +59,37 @@ final class RecordingBlock: Operation, @unchecked Sendable {
     var ran: Bool { log.current.ran }
     var dependenciesWereFinished: Bool { log.current.dependenciesFinished }
 }
+
+/// A queue that returns from `addOperation` only once a chosen operation has finished and its
+/// completion block has run: the schedule in which a quick operation is over before
+/// `addOperation` returns. A real queue allows it (another core may run the operation at once);
+/// this queue makes it certain instead of rare, so that a hook set up after `addOperation` (a
+/// completion block assigned afterwards) is seen to come too late in every run.
+final class FinishingQueue: OperationQueue, @unchecked Sendable {
+    private let chosen = Locked([ObjectIdentifier: DispatchSemaphore]())
+
+    /// `addOperation(operation)` will wait (at most `limit` seconds) until `done` is signalled:
+    /// by the operation's own completion block.
+    func finishBeforeReturning(_ operation: Operation, signalledBy done: DispatchSemaphore) {
+        chosen.withLock { $0[ObjectIdentifier(operation)] = done }
+    }
+
+    static let limit = 1.0
+
+    override func addOperation(_ op: Operation) {
+        super.addOperation(op)
+        waitIfChosen(op)
+    }
+
+    override func addOperations(_ ops: [Operation], waitUntilFinished wait: Bool) {
+        super.addOperations(ops, waitUntilFinished: wait)
+        ops.forEach(waitIfChosen)
+    }
+
+    private func waitIfChosen(_ op: Operation) {
+        guard let done = chosen.withLock({ $0.removeValue(forKey: ObjectIdentifier(op)) }) else { return }
+        // Bounded: code that holds what the completion block needs while it adds the operation
+        // only delays itself.
+        _ = done.wait(timeout: .now() + Self.limit)
+    }
+}

@@ -43,22 +43,32 @@ struct RunTests {
             held.cancel()
         }
 
-        // A synchronous operation that is finished as soon as it starts, with a completion block of its own.
+        // A synchronous operation that is finished as soon as it starts, with a completion block of
+        // its own, on a queue that has run it to its end (completion block included) before
+        // addOperation returns: anything run sets up after adding it comes too late.
         let completionRan = Locked(false)
+        let completionDone = DispatchSemaphore(value: 0)
         let quick = BlockOperation {}
-        quick.completionBlock = { completionRan.withLock { $0 = true } }
+        quick.completionBlock = {
+            completionRan.withLock { $0 = true }
+            completionDone.signal()
+        }
+        let finishing = FinishingQueue()
+        finishing.finishBeforeReturning(quick, signalledBy: completionDone)
         let quickTask = Tracked { () -> Bool in
-            try await queue.run(quick)
+            try await finishing.run(quick)
             return quick.isFinished
         }
-        let quickOutcome = await Awaiting.outcome(of: quickTask, within: Deadline.promptSeconds)
+        // The operation and its completion block are over when addOperation returns: a right run
+        // resumes within milliseconds. Two seconds, as for a cancellation.
+        let quickOutcome = await Awaiting.outcome(of: quickTask, within: FetchTests.cancelPatience)
         switch quickOutcome {
         case .returned(true):
             break
         case .returned(false):
             Issue.record("run returned before a BlockOperation had finished.")
         case .stillRunning:
-            Issue.record("run never returned for an operation that finishes at once. If you hook in after adding the operation, it may already have finished: set up the waiting first.")
+            Issue.record("run never returned for an operation that finishes at once. The queue had run it to its end, completion block included, before addOperation returned (a real queue may: another core picks it up at once), so a hook set up after addOperation (a completionBlock assigned afterwards) never fires. Set up the waiting before adding the operation, e.g. an operation that depends on it.")
         case .threw:
             Issue.record("run(BlockOperation) \(quickOutcome.summary); it should return.")
         }

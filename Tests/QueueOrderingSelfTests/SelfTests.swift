@@ -130,3 +130,26 @@ struct QueueOrderingSelfTests_Reach {
         #expect(tally.outputs == puzzle.happensBefore.possibleOutputs())
     }
 }
+
+@Suite("QueueOrdering: runs that miss their deadline")
+struct QueueOrderingSelfTests_Unfinished {
+    /// Every label waits 5 ms before it is printed, and each run has a deadline of 1 µs: the label
+    /// the serial queue prints after the caller's part (3) comes well after the deadline, so runs
+    /// end unfinished with a partial output ("2", "12", "21"). On an overloaded machine the same
+    /// happens with the real deadline; a partial output counted as printed would read "you missed
+    /// 21" to a learner whose prediction was right.
+    @Test("An unfinished run counts as unfinished, and its partial output is not an output")
+    func unfinishedRunsAreNotOutputs() async {
+        let puzzle = Puzzle.asyncAfterVersusAsync
+        let tally = await withCheckedContinuation { (continuation: CheckedContinuation<Tally, Never>) in
+            Thread {
+                continuation.resume(returning: PuzzleRuns.tally(puzzle, runs: 10, runSeconds: 0.000_001, pause: { usleep(5_000) }))
+            }.start()
+        }
+        print("UNFINISHED \(puzzle) runs=\(tally.runs) unfinished=\(tally.unfinished): \(tally.summary)")
+        #expect(tally.unfinished > 0, "no run missed a deadline of 1 µs with 5 ms before every label")
+        #expect(tally.runs + tally.unfinished == 10)
+        #expect(tally.outputs.allSatisfy { $0.count == puzzle.labelCount }, "partial outputs were counted: \(tally.summary)")
+        #expect(tally.outputs.isSubset(of: puzzle.happensBefore.possibleOutputs()))
+    }
+}

@@ -87,7 +87,7 @@ enum Confront {
         guard let prediction = prediction(for: puzzle, sourceLocation: sourceLocation) else { return }
         let tally = await PuzzleRuns.tallyOnThread(puzzle, runs: RunBudget.runs, seconds: RunBudget.runSeconds)
         if tally.unfinished > 0 {
-            Issue.record(Comment(rawValue: DeadlockReport.message(in: "the puzzle \(puzzle)", waitingFor: "\(tally.unfinished) of \(count(tally.runs)) runs printing every label", seconds: PuzzleRuns.runSeconds)),
+            Issue.record(Comment(rawValue: DeadlockReport.message(in: "the puzzle \(puzzle)", waitingFor: "\(tally.unfinished) of \(count(tally.runs + tally.unfinished)) runs printing every label", seconds: PuzzleRuns.runSeconds)),
                          sourceLocation: sourceLocation)
         }
         missed(puzzle, predicted: prediction.outputs, observed: tally, of: "runs", sourceLocation: sourceLocation)

@@ -68,13 +68,18 @@ struct ReportTests {
         let proof = StallLab("stalled queue")
         let proofMonitor = proof.makeMonitor(thresholdMs: 100, intervalMs: 20)
         proofMonitor.start()
-        // 1.5 s of back-to-back 100 ms blocks. Each block queues the next one when it ends, so
-        // a ping sent meanwhile runs between two blocks: no ping waits much more than 100 ms.
+        // 1.5 s of 100 ms blocks with a standing backlog: each block queues the next one as it
+        // starts, so one block is always waiting behind the running one. A ping sent meanwhile
+        // runs after that next block: it waits up to about 200 ms, well within the threshold, yet
+        // at every moment some ping is waiting. A monitor that measures a stall from the first
+        // unanswered ping until none is in flight (a ping on every tick) adds up their lateness
+        // into a stall that never was.
         let done = DispatchSemaphore(value: 0)
         let watched = lab.watched
         @Sendable func busy(_ remaining: Int) {
+            if remaining > 1 { watched.async { busy(remaining - 1) } }
             Thread.sleep(forTimeInterval: 0.1)
-            if remaining > 1 { watched.async { busy(remaining - 1) } } else { done.signal() }
+            if remaining == 1 { done.signal() }
         }
         watched.async { busy(15) }
         guard StopTests.provesItWorks(proof) != nil else { return }
@@ -83,7 +88,7 @@ struct ReportTests {
         else { return }
         guard lab.drain() else { return }
         Thread.sleep(forTimeInterval: 0.3)
-        #expect(lab.count == 0, "The watched queue ran fifteen 100 ms blocks in a row, answering every ping within about 100 ms (threshold 600 ms), and \(lab.count) stall(s) were reported \(lab.durations). Compare how long one ping waited with the threshold, not with the interval, and send no new ping while one is unanswered, so that late pings do not add up.")
+        #expect(lab.count == 0, "The watched queue ran fifteen 100 ms blocks in a row, one always waiting behind the running one, so every ping was answered within about 200 ms (threshold 600 ms), and \(lab.count) stall(s) were reported \(lab.durations). Compare how long one ping waited with the threshold, not with the interval; send no new ping while one is unanswered, and time each stall from that one ping: a stall timed from the first unanswered ping until none is in flight adds up the lateness of pings that each answered in time.")
         monitor.stop()
         proofMonitor.stop()
     }

@@ -151,15 +151,58 @@ struct StopTests {
     /// Two monitors share one report queue. Monitor A's stall ends before stop(), so its report is
     /// already queued behind the busy report queue when stop() is called; monitor B's stall is
     /// still going on when stop() returns. Neither may be reported.
+    ///
+    /// Meanwhile monitor C is stopped from another thread while its report callback is running
+    /// (the check holds the callback there): stop() may return only once the callback has
+    /// returned. A delivery that reads the stop flag under the lock, lets go of it, and only then
+    /// calls the callback can call it after stop() returned; stop() cannot tell such a delivery
+    /// from one inside the callback, so a right stop() waits for both. The window between the
+    /// flag and the call is a few instructions wide: the held callback makes it as wide as the
+    /// check needs, every run.
     static func noReportAfterStopWhileBusy() {
         let reports = DispatchQueue(label: "shared reports")
         let a = StallLab("A (answered before stop)", reportQueue: reports)
         let b = StallLab("B (still stalled at stop)", reportQueue: reports)
         let monitorA = a.makeMonitor(thresholdMs: 100, intervalMs: 20)
         let monitorB = b.makeMonitor(thresholdMs: 100, intervalMs: 20)
+        // C's first report callback stays inside until the check lets it leave.
+        let c = StallLab("C (delivering at stop)")
+        let inCallback = DispatchSemaphore(value: 0)
+        let leaveCallback = DispatchSemaphore(value: 0)
+        let holdNext = Locked(true)
+        let monitorC = c.makeMonitor(thresholdMs: 100, intervalMs: 20) { _ in
+            guard holdNext.withLock({ hold in defer { hold = false }; return hold }) else { return }
+            inCallback.signal()
+            _ = leaveCallback.wait(timeout: .now() + 5)
+        }
         monitorA.start()
         monitorB.start()
+        monitorC.start()
+        // Whether C's callback was still inside when stop() returned; set by the stopping thread.
+        let callbackInside = Locked(true)
+        let stopReturnedInside = Locked<Bool?>(nil)
+        func letCallbackLeave() {
+            callbackInside.withLock { $0 = false }
+            leaveCallback.signal()
+        }
+        defer { letCallbackLeave() }
+        // C stalls beside A and B, but out of provesItWorks: its report queue stays blocked by
+        // the held callback, so it cannot be drained.
+        c.watched.async { Thread.sleep(forTimeInterval: 0.7) }
         guard provesItWorks(a, b) != nil else { return }
+        if inCallback.wait(timeout: .now() + StallLab.deliveryGrace) != .success {
+            // A late tick can miss one stall, as provesItWorks allows: one more.
+            c.watched.async { Thread.sleep(forTimeInterval: 0.7) }
+            guard inCallback.wait(timeout: .now() + 0.7 + StallLab.deliveryGrace + 0.5) == .success else {
+                Issue.record("The watched queue (\(c.name)) was blocked twice for 700 ms (threshold 100 ms, interval 20 ms), and no stall was reported within \(StallLab.deliveryGrace) s after it answered. \(StallLab.noReportHint)")
+                return
+            }
+        }
+        let stoppedC = ThreadGang.spawn {
+            monitorC.stop()
+            let inside = callbackInside.current
+            stopReturnedInside.withLock { $0 = inside }
+        }
         let beforeA = a.count, beforeB = b.count
 
         // The report queue is busy from here until after stop() has returned.
@@ -193,5 +236,13 @@ struct StopTests {
         Thread.sleep(forTimeInterval: 0.3)
         #expect(a.count == beforeA, "A stall that ended just before stop() was reported after stop() returned (\(a.count) reports \(a.durations), expected only the \(beforeA) before). Its report was already queued behind the busy report queue: check the stop flag when the report is delivered, not when it is scheduled.")
         #expect(b.count == beforeB, "A stall still going on when stop() returned was reported when the queue answered (\(b.count) reports \(b.durations), expected only the \(beforeB) before). After stop() returns, nothing is delivered.")
+
+        // C: its callback has been held inside for the whole of A's and B's story (over a second).
+        letCallbackLeave()
+        guard stoppedC.wait(timeout: .now() + 2) == .success else {
+            Issue.record("stop(), called from another thread while a report callback was running, did not return within 2 s after that callback returned. stop() may wait for a delivery in progress, but nothing more.")
+            return
+        }
+        #expect(stopReturnedInside.current == false, "stop(), called from another thread while a report callback was running (the check held it inside), returned before the callback did. Then a delivery that has checked the stop flag but not yet called the callback can also be overtaken: it calls the callback after stop() returned. Call the callback while still holding the lock that stop() takes, so that stop() waits for a delivery in progress (a recursive lock, so that stop() from inside the callback still works).")
     }
 }

@@ -168,7 +168,11 @@ enum ExclusionProbe {
             case .isEmpty: _ = dictionary.isEmpty
             case .snapshot: _ = dictionary.snapshot()
             case .withValue: dictionary.withValue(forKey: "present") { value in gotIn.signal(); value = 5 }
-            case .valueOrInsert: _ = dictionary.value(forKey: "absent") { gotIn.signal(); return 9 }
+            case .valueOrInsert:
+                // Against a writer, a key that is present: the first look must wait too (a
+                // double-checked insert whose first look skips the protection returns at once).
+                // Against a reader, a key that is absent: the insert must wait.
+                _ = dictionary.value(forKey: side == .writerInMutate ? "present" : "absent") { gotIn.signal(); return 9 }
             case .mutate: dictionary.mutate { entries in gotIn.signal(); entries["m"] = 1 }
             case .read: _ = dictionary.read { _ in gotIn.signal() }
             }

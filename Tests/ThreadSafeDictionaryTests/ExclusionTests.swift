@@ -106,7 +106,9 @@ struct ExclusionTests {
     /// mutate does not keep anyone out (then a second mutate gets in too).
     static func blameAgainstWriter(_ operation: DictionaryOperation, _ finding: ProbeFinding) -> String {
         let what = finding == .writeVisibleTooEarly
-            ? "subscript set changed the storage" : operation.hasBody ? "\(operation)'s body ran" : "\(operation) returned"
+            ? "subscript set changed the storage"
+            : operation == .valueOrInsert ? "value(forKey:orInsert:) returned a key that was present"
+            : operation.hasBody ? "\(operation)'s body ran" : "\(operation) returned"
         if operation == .mutate {
             return "A writer was inside mutate's body while another mutate ran: writers must be alone. Write with sync(flags: .barrier) on your private concurrent queue (a plain sync lets writers run together), or take a write lock."
         }
@@ -114,6 +116,9 @@ struct ExclusionTests {
             .mutate, while: .writerInMutate, grace: ExclusionProbe.listingGrace, settle: ExclusionProbe.listingSettleSeconds)
         if !secondWriter.isRight {
             return "\(what) while a writer was inside mutate, and so did a second mutate: mutate does not keep others out while its body runs. Make mutate exclusive (sync(flags: .barrier) on your private concurrent queue, or a write lock)."
+        }
+        if operation == .valueOrInsert {
+            return "\(what) while a writer was inside mutate: its first look read the storage during a write. A double-checked insert may look first with a shared read and again inside the exclusive write, but both looks go through the protection (queue.sync, then sync(flags: .barrier)): a first look without it reads the storage while a writer changes it."
         }
         return "\(what) while a writer was inside mutate: \(operation) \(operation.writes ? "changed" : "looked at") the storage during a write. \(operation) must go through the same protection as mutate (the private queue, or the lock), so that it waits until the writer leaves."
     }

@@ -1,0 +1,1 @@
+../../../../Solutions/AsyncBridge/OperationQueue+Run.swift

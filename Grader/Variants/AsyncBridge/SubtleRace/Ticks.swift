@@ -1,0 +1,1 @@
+../../../../Solutions/AsyncBridge/Ticks.swift
