@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import KataTestSupport
 import PriorityInversion
+import Synchronization
 
 extension Thumbnail {
     /// What the checks' render function returns for `id`.
@@ -109,5 +110,17 @@ enum Caller {
     /// The priority of a thread of the global queue of `qos` on this platform.
     static func priority(of qos: DispatchQoS.QoSClass) -> PriorityReading? {
         call(at: qos, seconds: Deadline.promptSeconds) { ThreadPriority.current() }.returned
+    }
+}
+
+/// A render function that only counts its calls (atomically, without a lock).
+final class RenderCounter: Sendable {
+    private let calls = Atomic<Int>(0)
+
+    var count: Int { calls.load(ordering: .relaxed) }
+
+    func render(_ id: Int) -> Thumbnail {
+        calls.add(1, ordering: .relaxed)
+        return .expected(id)
     }
 }
