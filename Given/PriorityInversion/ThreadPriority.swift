@@ -1,6 +1,8 @@
 import Dispatch
 #if os(Linux)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// How urgent the calling thread is, as the platform shows it.
