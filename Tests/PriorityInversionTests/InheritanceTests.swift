@@ -79,24 +79,26 @@ struct InheritanceTests {
         let trace = Scheduler.run(replay.scenario, with: InheritanceLocks())
         let verdict = Verdict(trace, urgent: replay.urgent, model: model)
         if !verdict.problems.isEmpty {
-            Issue.record(Comment(rawValue: verdict.message(trace, model: model)))
+            Issue.record(Comment(rawValue: verdict.summary(trace)))
+            Issue.record(Comment(rawValue: verdict.timelines(trace, model: model)))
         }
         IsolatedCheck.finish()
     }
 
     static func replayRandom() -> Never {
         IsolatedCheck.begin(seconds: 6, in: "the random scenarios")
-        var first: String?
+        var first: (trace: Trace, verdict: Verdict)?
         var wrong = 0
         for scenario in RandomScenarios.make(count: randomCount) {
             let trace = Scheduler.run(scenario, with: InheritanceLocks())
             let verdict = Verdict(trace, urgent: nil, model: nil)
             guard !verdict.problems.isEmpty else { continue }
             wrong += 1
-            if first == nil { first = verdict.message(trace, model: Scheduler.run(scenario, with: ModelLocks(scenario))) }
+            if first == nil { first = (trace, verdict) }
         }
-        if let first {
-            Issue.record(Comment(rawValue: "\(wrong) of \(randomCount) random scenarios went wrong; the first one:\n\(first)"))
+        if let (trace, verdict) = first {
+            Issue.record(Comment(rawValue: "\(wrong) of \(randomCount) random scenarios went wrong. The first: \(verdict.summary(trace))"))
+            Issue.record(Comment(rawValue: verdict.timelines(trace, model: Scheduler.run(trace.scenario, with: ModelLocks(trace.scenario)))))
         }
         IsolatedCheck.finish()
     }

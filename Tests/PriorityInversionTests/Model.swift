@@ -155,12 +155,16 @@ struct Verdict {
         return Int(text[range.upperBound...].prefix { $0.isNumber })
     }
 
-    /// The message of a failed check: the problems, the learner's timeline and the model's.
-    func message(_ trace: Trace, model: Trace) -> String {
+    /// What went wrong, as one paragraph: the message the grader shows.
+    func summary(_ trace: Trace) -> String {
+        "\(trace.scenario.name): \(problems.joined(separator: " ")) Your schedule and the one inheritance gives are printed below it (swift test --filter PriorityInversionTests)."
+    }
+
+    /// Your timeline and the model's, one above the other.
+    func timelines(_ trace: Trace, model: Trace) -> String {
         let columns = max(trace.cells.count, model.cells.count)
         return """
-            \(trace.scenario.name): \(problems.joined(separator: "\n"))
-            Your locks:
+            \(trace.scenario.name), your locks:
             \(trace.timeline(ticks: columns))
             With priority inheritance:
             \(model.timeline(ticks: columns))
