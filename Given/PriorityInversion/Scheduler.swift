@@ -53,20 +53,6 @@ public struct Trace: Sendable {
     /// Why the run stopped early: a lock table that broke its contract, a run with no task able
     /// to go on, or a run past its tick budget. Nil when every task finished.
     public let failure: String?
-
-    /// The tick at which `task` first asked for `lock` and the tick at which it got it, if it did.
-    public func wait(of task: TaskID, for lock: LockID) -> (asked: Int, got: Int?)? {
-        guard let index = scenario.tasks.firstIndex(where: { $0.id == task }) else { return nil }
-        var asked: Int?
-        for (tick, row) in cells.enumerated() {
-            if case .waiting(let waited) = row[index].state, waited == lock {
-                if asked == nil { asked = tick }
-            } else if asked != nil {
-                return (asked!, tick)
-            }
-        }
-        return asked.map { ($0, nil) }
-    }
 }
 
 /// A discrete-time scheduler of one CPU.

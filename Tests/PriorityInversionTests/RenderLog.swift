@@ -44,7 +44,7 @@ final class Gate: @unchecked Sendable {
     let id: Int
     private let semaphore = DispatchSemaphore(value: 0)
     private let entered = DispatchSemaphore(value: 0)
-    private let state = Locked((used: false, inside: false))
+    private let used = Locked(false)
     private let seconds: Double
 
     init(_ id: Int, seconds: Double = 4) {
@@ -55,23 +55,19 @@ final class Gate: @unchecked Sendable {
     /// Called by the render function: the first render of `id` waits here.
     func pass(_ id: Int) {
         guard id == self.id else { return }
-        let first = state.withLock { state -> Bool in
-            if state.used { return false }
-            state = (true, true)
-            return true
+        let first = used.withLock { used -> Bool in
+            defer { used = true }
+            return !used
         }
         guard first else { return }
         entered.signal()
         _ = semaphore.wait(timeout: .now() + seconds)
-        state.withLock { $0.inside = false }
     }
 
     /// Waits at most `seconds` for a render to arrive at the gate.
     func waitForArrival(seconds: Double) -> Bool {
         entered.wait(timeout: .now() + seconds) == .success
     }
-
-    var isHolding: Bool { state.current.inside }
 
     func open() { semaphore.signal() }
 }
