@@ -96,7 +96,8 @@ struct InheritanceTests {
             wrong += 1
             if first == nil { first = (trace, verdict) }
         }
-        if let (trace, verdict) = first {
+        if let first {
+            let (trace, verdict) = first
             Issue.record(Comment(rawValue: "\(wrong) of \(randomCount) random scenarios went wrong. The first: \(verdict.summary(trace))"))
             Issue.record(Comment(rawValue: verdict.timelines(trace, model: Scheduler.run(trace.scenario, with: ModelLocks(trace.scenario)))))
         }

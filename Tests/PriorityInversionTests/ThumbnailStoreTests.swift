@@ -186,8 +186,10 @@ struct ThumbnailStoreTests {
 
     static let stressPlace = "thumbnail(for:), cachedThumbnail(for:) and prefetch from 7 threads at once"
     static let stressThreads = 6
-    static let stressRounds = 12_000
-    static let stressIDs = 24_000
+    /// A new store for each round, so that its dictionary grows from empty while the threads race.
+    static let stressStores = 24
+    static let stressCalls = 1_000
+    static let stressIDs = 2_000
 
     @Test("From 6 threads and a prefetcher at once, the cache growing all the while: every thumbnail right, nothing rendered twice once cached")
     func sharedCacheUnderLoad() async {
@@ -198,7 +200,7 @@ struct ThumbnailStoreTests {
     }
 
     static func stress() -> Never {
-        IsolatedCheck.begin(seconds: 8, in: stressPlace)
+        IsolatedCheck.begin(seconds: 15, in: stressPlace)
         stressBody()
         IsolatedCheck.finish()
     }
@@ -206,37 +208,42 @@ struct ThumbnailStoreTests {
     static func stressBody() {
         // A render that takes no lock of its own, so that nothing but the store orders the threads.
         let renders = RenderCounter()
-        let store = ThumbnailStore(render: renders.render)
-        let wrong = Locked([String]())
-        let finished = ThreadGang.run(stressThreads + 1, seconds: 6, in: stressPlace) { index in
-            var seed = UInt64(index + 1) &* 0x9E37_79B9_7F4A_7C15
-            func next() -> Int {
-                seed ^= seed << 13; seed ^= seed >> 7; seed ^= seed << 17
-                return Int(seed % UInt64(stressIDs))
-            }
-            if index == stressThreads {
-                for start in stride(from: 0, to: stressIDs, by: 60) {
-                    store.prefetch(Array(start..<min(start + 60, stressIDs)))
+        var last: ThumbnailStore?
+        for round in 1...stressStores {
+            let store = ThumbnailStore(render: renders.render)
+            let wrong = Locked([String]())
+            let finished = ThreadGang.run(stressThreads + 1, seconds: 6, in: "\(stressPlace) (store \(round) of \(stressStores))") { index in
+                var seed = UInt64(round * 16 + index + 1) &* 0x9E37_79B9_7F4A_7C15
+                func next() -> Int {
+                    seed ^= seed << 13; seed ^= seed >> 7; seed ^= seed << 17
+                    return Int(seed % UInt64(stressIDs))
                 }
+                if index == stressThreads {
+                    for start in stride(from: 0, to: stressIDs, by: 60) {
+                        store.prefetch(Array(start..<min(start + 60, stressIDs)))
+                    }
+                    return
+                }
+                for call in 0..<stressCalls {
+                    let id = next()
+                    if call % 3 == 0 {
+                        if let cached = store.cachedThumbnail(for: id), cached != .expected(id) {
+                            wrong.withLock { $0.append("cachedThumbnail(for: \(id))") }
+                        }
+                    } else if store.thumbnail(for: id) != .expected(id) {
+                        wrong.withLock { $0.append("thumbnail(for: \(id))") }
+                    }
+                }
+            }
+            guard finished else { return }
+            guard wrong.current.isEmpty else {
+                Issue.record(Comment(rawValue: "\(wrong.current.count) calls returned a wrong thumbnail, the first \(wrong.current.first ?? ""): the cache must hand back what render made for that id."))
                 return
             }
-            for round in 0..<stressRounds {
-                let id = next()
-                if round % 3 == 0 {
-                    if let cached = store.cachedThumbnail(for: id), cached != .expected(id) {
-                        wrong.withLock { $0.append("cachedThumbnail(for: \(id))") }
-                    }
-                } else if store.thumbnail(for: id) != .expected(id) {
-                    wrong.withLock { $0.append("thumbnail(for: \(id))") }
-                }
-            }
+            last = store
         }
-        guard finished else { return }
-        guard wrong.current.isEmpty else {
-            Issue.record(Comment(rawValue: "\(wrong.current.count) calls returned a wrong thumbnail, the first \(wrong.current.first ?? ""): the cache must hand back what render made for that id."))
-            return
-        }
-        guard Deadline.waitUntil(seconds: patience * 2, in: stressPlace, waitingFor: "every prefetched thumbnail being cached", {
+        guard let store = last else { return }
+        guard Deadline.waitUntil(seconds: 5, in: stressPlace, waitingFor: "every prefetched thumbnail being cached", {
             (0..<stressIDs).allSatisfy { store.cachedThumbnail(for: $0) != nil }
         }) else { return }
         let before = renders.count
