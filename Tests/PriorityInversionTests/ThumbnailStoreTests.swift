@@ -206,10 +206,11 @@ struct ThumbnailStoreTests {
     }
 
     static func stressBody() {
-        // A render that takes no lock of its own, so that nothing but the store orders the threads.
-        let renders = RenderCounter()
-        var last: ThumbnailStore?
+        var last: (store: ThumbnailStore, renders: RenderCounter)?
         for round in 1...stressStores {
+            // A render that takes no lock of its own, so that nothing but the store orders the
+            // threads; one per store, since earlier stores may still be prefetching.
+            let renders = RenderCounter()
             let store = ThumbnailStore(render: renders.render)
             let wrong = Locked([String]())
             let finished = ThreadGang.run(stressThreads + 1, seconds: 6, in: "\(stressPlace) (store \(round) of \(stressStores))") { index in
@@ -240,9 +241,9 @@ struct ThumbnailStoreTests {
                 Issue.record(Comment(rawValue: "\(wrong.current.count) calls returned a wrong thumbnail, the first \(wrong.current.first ?? ""): the cache must hand back what render made for that id."))
                 return
             }
-            last = store
+            last = (store, renders)
         }
-        guard let store = last else { return }
+        guard let (store, renders) = last else { return }
         guard Deadline.waitUntil(seconds: 5, in: stressPlace, waitingFor: "every prefetched thumbnail being cached", {
             (0..<stressIDs).allSatisfy { store.cachedThumbnail(for: $0) != nil }
         }) else { return }
