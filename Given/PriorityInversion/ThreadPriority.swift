@@ -32,7 +32,7 @@ public enum ThreadPriority {
         errno = 0
         let nice = Int(getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0))
         let names = [10: ".background", 2: ".utility", 0: ".default", -2: ".userInitiated"]
-        let name = names[nice].map { " (what libdispatch gives \($0))" } ?? ""
+        let name = names[nice].map { " (\($0)'s pool)" } ?? ""
         return PriorityReading(rank: -nice, description: "nice \(nice)\(name)")
         #elseif canImport(Darwin)
         let qos = DispatchQoS.QoSClass(rawValue: qos_class_self()) ?? .unspecified

@@ -10,7 +10,7 @@ import Testing
 struct ThumbnailStoreTests {
     /// How long a check waits for something a correct store does in microseconds (a call
     /// returning, a background render starting), or for a call that should not come back yet.
-    static let patience = 1.5
+    static let patience = 1.0
 
     static let crashHint = "A crash here usually means two threads changed the cache at once: guard it with a lock (Mutex, NSLock) or a serial queue used with sync."
 
@@ -52,12 +52,15 @@ struct ThumbnailStoreTests {
                 return
             }
             #expect(value == .expected(id), "thumbnail(for: \(id)) returned a thumbnail other than the one render(\(id)) made: return what render gave (or what the cache holds).")
-            #expect(render.thread == caller.thread, Comment(rawValue: """
-                render(\(id)) ran on another thread, at \(render.priority), while the urgent caller (\(caller.priority)) waited for it. \
-                That is the inverted design: work handed to another queue (a .utility queue, a serial queue created without a QoS, \
-                a group) while the caller waits on a semaphore or a group, primitives with no owner, so no system can lend the \
-                caller's priority to the work. Render on the caller's thread.
-                """))
+            if render.thread != caller.thread {
+                Issue.record(Comment(rawValue: """
+                    render(\(id)) ran on another thread, at \(render.priority), while the urgent caller, at \(caller.priority), \
+                    waited for it. That is the inverted design: work handed to another queue (a .utility queue, a serial queue \
+                    created without a QoS, a global queue with a group) while the caller waits on a semaphore or a group, \
+                    primitives with no owner, so no system can lend the caller's priority to the work. Render on the caller's thread.
+                    """))
+                return
+            }
             #expect(render.priority >= caller.priority, "render(\(id)) ran at \(render.priority), below its urgent caller's \(caller.priority).")
             let again = Caller.call(at: .userInitiated, seconds: patience) { store.thumbnail(for: id) }
             #expect(again.returned == .expected(id) && log.calls(of: id).count == 1,
@@ -169,7 +172,8 @@ struct ThumbnailStoreTests {
         }
         if let tooHigh = renders.first(where: { $0.priority > utility }) {
             Issue.record(Comment(rawValue: """
-                prefetch, called at \(caller.priority), rendered \(tooHigh.id) at \(tooHigh.priority), above .utility (\(utility)): \
+                prefetch, called at \(caller.priority), rendered \(tooHigh.id) at \(tooHigh.priority), higher than a block on \
+                DispatchQueue.global(qos: .utility) runs here, \(utility): \
                 background work then competes with the urgent work it should make room for. A block submitted with async to a queue \
                 created with qos: .utility runs at .utility whoever submitted it; a queue created without a QoS runs it at the \
                 submitter's QoS on Apple platforms (at .default on Linux), and .enforceQoS or async(qos:) raise it.
