@@ -19,6 +19,7 @@ let allExercises = [
     "StallMonitor",
     "QueueOrdering",
     "AsyncBridge",
+    "PriorityInversion",
 ]
 
 /// Exercises that come with finished code from another topic (a base class, a data type).
@@ -30,6 +31,7 @@ let allExercisesWithGivenCode: [String] = [
     "DependencyPipeline",
     "AsyncBridge",
     "QueueOrdering",
+    "PriorityInversion",
 ]
 
 /// Exercises whose suite keeps what does not need the learner's code (the suite's model of the right
