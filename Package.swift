@@ -19,6 +19,7 @@ let allExercises = [
     "StallMonitor",
     "QueueOrdering",
     "AsyncBridge",
+    "PriorityInversion",
     "RunLoopThread",
     "GatesAndOnce",
 ]
@@ -32,6 +33,7 @@ let allExercisesWithGivenCode: [String] = [
     "DependencyPipeline",
     "AsyncBridge",
     "QueueOrdering",
+    "PriorityInversion",
 ]
 
 /// Exercises whose suite keeps what does not need the learner's code (the suite's model of the right

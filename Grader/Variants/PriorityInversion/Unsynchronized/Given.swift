@@ -1,0 +1,1 @@
+../../../../Solutions/PriorityInversion/Given.swift

@@ -1,0 +1,106 @@
+import Foundation
+import KataTestSupport
+import PriorityInversion
+import Testing
+
+/// Part 1: the mechanism, on the given one-CPU scheduler. Every check is deterministic (the same
+/// scenario gives the same schedule) and takes milliseconds; a failure prints your schedule next
+/// to the one priority inheritance gives. Each runs isolated, so that a lock table that crashes or
+/// loops for ever fails its check instead of the run.
+@Suite("Priority inheritance on one simulated CPU", .exitIsAFailure)
+struct InheritanceTests {
+    static let crashHint = "A crash inside your lock table: a force unwrap of a task or lock you never recorded, an index out of range, or a recursion that never ends (a chain of owners that loops back)."
+
+    @Test("Mars Pathfinder: the bus task waits only for the meteorological task's critical section, not for the communications task")
+    func pathfinder() async {
+        let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
+            InheritanceTests.replay(.pathfinder)
+        }
+        IsolatedCheck.explain(ending, in: Self.place(.pathfinder), crashHint: Self.crashHint)
+    }
+
+    @Test("After its release, the former owner drops back to its base priority")
+    func dropsBackOnRelease() async {
+        let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
+            InheritanceTests.replay(.dropBack)
+        }
+        IsolatedCheck.explain(ending, in: Self.place(.dropBack), crashHint: Self.crashHint)
+    }
+
+    @Test("Inheritance is transitive along a chain of owners")
+    func transitiveChain() async {
+        let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
+            InheritanceTests.replay(.chain)
+        }
+        IsolatedCheck.explain(ending, in: Self.place(.chain), crashHint: Self.crashHint)
+    }
+
+    @Test("A task releasing one of two locks keeps the priority of the waiters of the other")
+    func twoLocksHeld() async {
+        let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
+            InheritanceTests.replay(.twoLocks)
+        }
+        IsolatedCheck.explain(ending, in: Self.place(.twoLocks), crashHint: Self.crashHint)
+    }
+
+    @Test("An owner that blocks on another lock and comes back keeps no boost that no waiter justifies")
+    func ownerComesBack() async {
+        let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
+            InheritanceTests.replay(.comesBack)
+        }
+        IsolatedCheck.explain(ending, in: Self.place(.comesBack), crashHint: Self.crashHint)
+    }
+
+    @Test("A released lock goes to its most urgent waiter, by effective priority")
+    func handoffToMostUrgent() async {
+        let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
+            InheritanceTests.replay(.handoff)
+        }
+        IsolatedCheck.explain(ending, in: Self.place(.handoff), crashHint: Self.crashHint)
+    }
+
+    static let randomCount = 200
+
+    @Test("200 random scenarios: every priority at every moment, and every handoff, as inheritance says")
+    func randomScenarios() async {
+        let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
+            InheritanceTests.replayRandom()
+        }
+        IsolatedCheck.explain(ending, in: "the random scenarios", crashHint: Self.crashHint)
+    }
+
+    // MARK: The replays (run in the child process of each check)
+
+    static func place(_ replay: Replay) -> String { "the \(replay.scenario.name) scenario" }
+
+    static func replay(_ replay: Replay) -> Never {
+        IsolatedCheck.begin(seconds: 3, in: place(replay))
+        let model = Scheduler.run(replay.scenario, with: ModelLocks(replay.scenario))
+        let trace = Scheduler.run(replay.scenario, with: InheritanceLocks())
+        let verdict = Verdict(trace, urgent: replay.urgent, model: model)
+        if !verdict.problems.isEmpty {
+            Issue.record(Comment(rawValue: verdict.summary(trace)))
+            Issue.record(Comment(rawValue: verdict.timelines(trace, model: model)))
+        }
+        IsolatedCheck.finish()
+    }
+
+    static func replayRandom() -> Never {
+        IsolatedCheck.begin(seconds: 6, in: "the random scenarios")
+        var first: (trace: Trace, verdict: Verdict)?
+        var wrong = 0
+        for scenario in RandomScenarios.make(count: randomCount) {
+            let trace = Scheduler.run(scenario, with: InheritanceLocks())
+            let verdict = Verdict(trace, urgent: nil, model: nil)
+            guard !verdict.problems.isEmpty else { continue }
+            wrong += 1
+            if first == nil { first = (trace, verdict) }
+        }
+        if let first {
+            let (trace, verdict) = first
+            Issue.record(Comment(rawValue: "\(wrong) of \(randomCount) random scenarios went wrong. The first: \(verdict.summary(trace))"))
+            Issue.record(Comment(rawValue: verdict.timelines(trace, model: Scheduler.run(trace.scenario, with: ModelLocks(trace.scenario)))))
+        }
+        IsolatedCheck.finish()
+    }
+}
