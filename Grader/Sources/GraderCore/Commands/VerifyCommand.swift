@@ -32,6 +32,8 @@ struct VerifyCommand {
         step("every exercise has README.md and at least 3 hints in HINTS.md", documentProblems())
         step("every exercise and check has a Simplified Chinese title, translated from its English one as it is now",
              TranslationCheck(layout: layout, rubric: rubric).titleProblems())
+        step("every learner document has a Simplified Chinese twin made from it as it is now: same headings, code and links (swift run grader translations)",
+             TranslationCheck(layout: layout, rubric: rubric).documentProblems())
         step("CHECKLIST.md and CHECKLIST.zh-Hans.md are current (swift run grader checklist --write)", checklistProblems())
         step("Grader/integrity.json is current (swift run grader manifest --write)", manifestProblems())
         step("builds on a Mac (Xcode 26, Swift 6.2 and 6.3): platforms, tools version, no Linux-only symbol outside a guard",

@@ -34,7 +34,7 @@ struct WatchCommand {
                 show(regradeOrExplain(exercise, style: style), style: style)
                 if arguments.raceCheck { prebuild.start(exercise) }
             }
-            usleep(100_000)
+            usleep(50_000)
         }
         print("\n" + L("Stopped watching.", "已停止监视。"))
         return 0

@@ -52,11 +52,13 @@ public enum Checklist {
 
     static func render(rubric: Rubric, layout: KataLayout, chinese: Bool) -> String {
         var text = chinese ? """
+        [English](CHECKLIST.md)
+
         # 检查清单
 
         Concurrency Kata 的每一项评分检查，按练习分组、按评分程序运行的顺序排列，附上分数和对应的测试函数。
         由 `swift run grader checklist --write` 根据 `Grader/rubric.json` 和测试套件生成；这个文件过期时，
-        `swift run grader verify` 会失败。总分：\(rubric.totalPoints) 分。英文版：[CHECKLIST.md](CHECKLIST.md)。
+        `swift run grader verify` 会失败。总分：\(rubric.totalPoints) 分。
 
         标有“需与 … 一起”的检查，只有在它列出的检查也通过时才得分：它检查的性质（比如两个读者同时进入），
         没有同步的代码也可能碰巧具备，只有和它所依赖的安全性一起才有意义。每个练习的最后一项是竞争检查，
@@ -64,6 +66,8 @@ public enum Checklist {
         练习代码里没有报告数据竞争才算通过。所有检查（包括竞争检查）都通过，练习才算“已完成”。
 
         """ : """
+        [简体中文](CHECKLIST.zh-Hans.md)
+
         # Checklist
 
         Every graded check of Concurrency Kata, by exercise, in the order the grader runs them, with

@@ -16,7 +16,7 @@ public struct ChangeDetector {
         var size: Int
     }
 
-    public init(root: URL, settleSeconds: Double = 0.3) {
+    public init(root: URL, settleSeconds: Double = 0.2) {
         self.root = root
         self.settleSeconds = settleSeconds
         self.known = Self.scan(root)
