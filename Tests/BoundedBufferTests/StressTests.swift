@@ -5,21 +5,25 @@ import Testing
 
 /// Many producers and consumers through a small buffer: every wake-up is contested, so a consumer
 /// that does not check again after waking finds its element gone (an `if` around `wait()` crashes
-/// on an empty array), and a check made outside the lock misses wake-ups. Runs isolated.
+/// on an empty array), and a check made outside the lock misses wake-ups. Then through a large
+/// one, where nobody waits and every put and take meet head on: storage changed without the lock
+/// is corrupted there even when the small buffer's waiting kept the threads apart. Runs isolated.
 @Suite("Producers and consumers", .exitIsAFailure)
 struct StressTests {
     static let producers = 4
     static let consumers = 4
     static let perProducer = 5_000
-    static let capacity = 3
-    static let seconds = 8.0
-    static let place = "4 producers and 4 consumers through a buffer of capacity 3"
+    /// A small buffer, where threads wait, then a large one, where they do not.
+    static let capacities = [3, 64]
+    /// Per buffer.
+    static let seconds = 5.0
+    static let place = "4 producers and 4 consumers through a buffer of capacity 3, then of 64"
 
     @Test("4 producers and 4 consumers: every element arrives exactly once, in each producer's order, never more than capacity inside")
     func manyProducersAndConsumers() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
-            IsolatedCheck.begin(seconds: StressTests.seconds + 4, in: StressTests.place)
-            StressTests.producersAndConsumers()
+            IsolatedCheck.begin(seconds: 2 * StressTests.seconds + 4, in: StressTests.place)
+            StressTests.producersAndConsumersThroughEachBuffer()
             IsolatedCheck.finish()
         }
         IsolatedCheck.explain(
@@ -29,10 +33,27 @@ struct StressTests {
 
     static func element(producer: Int, sequence: Int) -> Int { producer * 1_000_000 + sequence }
 
-    static func producersAndConsumers() {
+    /// Stops at the first buffer that went wrong: its messages are the ones worth reading.
+    static func producersAndConsumersThroughEachBuffer() {
+        for capacity in capacities {
+            let before = issuesRecorded.current
+            producersAndConsumers(capacity: capacity)
+            if issuesRecorded.current != before { return }
+        }
+    }
+
+    /// Issues this process recorded (the checks below count theirs, to stop after a failing buffer).
+    static let issuesRecorded = Locked(0)
+
+    static func producersAndConsumers(capacity: Int) {
+        let place = "4 producers and 4 consumers through a buffer of capacity \(capacity)"
+        func record(_ comment: String) {
+            issuesRecorded.withLock { $0 += 1 }
+            Issue.record(Comment(rawValue: comment))
+        }
         let buffer = BoundedBuffer<Int>(capacity: capacity)
         guard buffer.capacity == capacity else {
-            Issue.record("capacity should be \(capacity) for BoundedBuffer(capacity: \(capacity)), got \(buffer.capacity): keep it in init.")
+            record("capacity should be \(capacity) for BoundedBuffer(capacity: \(capacity)), got \(buffer.capacity): keep it in init.")
             return
         }
         let received = Locked([[Int]](repeating: [], count: consumers))
@@ -79,13 +100,13 @@ struct StressTests {
         running.withLock { $0 = false }
         _ = sampler.wait(timeout: .now() + 1)
         guard finished else {
-            Issue.record("Some producers or consumers never returned: a thread slept through the wake-up meant for it. Check the condition and wait while holding the lock (a check made before lock() misses a put that happens in between: the lost wake-up), wake waiters on every change, and let close() wake every one of them (broadcast).")
+            record("Some producers or consumers never returned (capacity \(capacity)): a thread slept through the wake-up meant for it. Check the condition and wait while holding the lock (a check made before lock() misses a put that happens in between: the lost wake-up), wake waiters on every change, and let close() wake every one of them (broadcast).")
             buffer.close()
             return
         }
 
         let wrong = wrongOutcomes.current
-        #expect(wrong.isEmpty, "\(wrong.count) calls failed that should have succeeded, e.g. \(wrong.first ?? ""): put and take without timeout on an open buffer only return normally.")
+        if !wrong.isEmpty { record("\(wrong.count) calls failed that should have succeeded, e.g. \(wrong.first ?? ""): put and take without timeout on an open buffer only return normally.") }
 
         let lists = received.current
         let all = lists.flatMap { $0 }
@@ -94,9 +115,8 @@ struct StressTests {
         var duplicates = 0
         for value in all where !seen.insert(value).inserted { duplicates += 1 }
         let missing = total - seen.count
-        #expect(
-            duplicates == 0 && missing == 0 && all.count == total,
-            "\(total) elements were put; the consumers took \(all.count), with \(duplicates) duplicates and \(missing) missing. Every element must arrive exactly once: check and change the storage only while holding the lock.")
+        if !(duplicates == 0 && missing == 0 && all.count == total) { record(
+            "\(total) elements were put into a buffer of capacity \(capacity); the consumers took \(all.count), with \(duplicates) duplicates and \(missing) missing. Every element must arrive exactly once: check and change the storage only while holding the lock.") }
 
         var outOfOrder = 0
         for list in lists {
@@ -109,13 +129,11 @@ struct StressTests {
                 last[producer] = sequence
             }
         }
-        #expect(
-            outOfOrder == 0,
-            "\(outOfOrder) times a consumer received a producer's element after a later one of the same producer. The buffer is first in, first out: take removes the oldest element.")
+        if outOfOrder != 0 { record(
+            "\(outOfOrder) times a consumer received a producer's element after a later one of the same producer. The buffer is first in, first out: take removes the oldest element.") }
 
         let highest = highestCount.current
-        #expect(
-            highest <= capacity,
-            "count reached \(highest) in a buffer of capacity \(capacity). put must wait while count == capacity (>=, not >), and check again after every wake-up: another producer may have filled the slot first.")
+        if highest > capacity { record(
+            "count reached \(highest) in a buffer of capacity \(capacity). put must wait while count == capacity (>=, not >), and check again after every wake-up: another producer may have filled the slot first.") }
     }
 }
