@@ -53,6 +53,9 @@ struct ScreenTests {
         #expect(wrapped.count > 1)
         #expect(wrapped.allSatisfy { $0.hasPrefix("      word") && TextLayout.width($0) <= 40 })
         #expect(TextLayout.indented(long, prefix: "  ", width: nil) == ["  " + long])
+        let next = TextLayout.hanging("Next: " + Array(repeating: "word", count: 30).joined(separator: " "), "      ", width: 40)
+        #expect(next.count > 1 && next.dropFirst().allSatisfy { $0.hasPrefix("      word") && TextLayout.width($0) <= 40 },
+                "a Next line's continuation lines up under its text")
     }
 
     @Test("East Asian characters take two columns, colour codes none")

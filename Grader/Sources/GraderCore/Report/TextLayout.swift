@@ -36,6 +36,24 @@ enum TextLayout {
     /// Each line of `text` after `prefix`; with a `width`, a line longer than it is broken at
     /// spaces, its continuation indented like the line itself. Without one (a pipe), lines are
     /// left whole: whatever reads them wraps them its own way.
+    /// One paragraph wrapped to `width` (none on a pipe): its first line as it is, the lines after
+    /// it behind `hanging`, so that a "Next: …" or "✘ …" line's continuation lines up under its text.
+    static func hanging(_ text: String, _ hanging: String, width: Int?) -> [String] {
+        guard let width, Self.width(text) > width else { return [text] }
+        var lines: [String] = []
+        var current = ""
+        for word in text.split(separator: " ", omittingEmptySubsequences: false) {
+            let room = width - (lines.isEmpty ? 0 : Self.width(hanging))
+            if !current.isEmpty && Self.width(current) + 1 + Self.width(String(word)) > room {
+                lines.append((lines.isEmpty ? "" : hanging) + current)
+                current = ""
+            }
+            current += (current.isEmpty ? "" : " ") + word
+        }
+        lines.append((lines.isEmpty ? "" : hanging) + current)
+        return lines
+    }
+
     static func indented(_ text: String, prefix: String, width: Int?) -> [String] {
         var lines: [String] = []
         for line in text.components(separatedBy: "\n") {

@@ -13,9 +13,9 @@ public enum TextReport {
         lines.append("")
         if raceCheckPending {
             let pending = report.exercises.filter { if case .lookingForRaces = $0.status { true } else { false } }.map(\.name)
-            lines.append(style.bold(L("Points so far: \(report.points)/\(report.totalPoints).", "目前得分：\(report.points)/\(report.totalPoints)。"))
-                + L(" Every other check of \(pending.joined(separator: ", ")) passes; ThreadSanitizer is looking for data races (the last check)…",
-                    "\(pending.joined(separator: "、")) 的其他检查都已通过，ThreadSanitizer 正在检查数据竞争（最后一项检查）…"))
+            let text = L("Points so far: \(report.points)/\(report.totalPoints). Every other check of \(pending.joined(separator: ", ")) passes; ThreadSanitizer is looking for data races (the last check)…",
+                         "目前得分：\(report.points)/\(report.totalPoints)。\(pending.joined(separator: "、")) 的其他检查都已通过，ThreadSanitizer 正在检查数据竞争（最后一项检查）…")
+            lines += TextLayout.hanging(text, "", width: screen.width)
             return lines.joined(separator: "\n")
         }
         lines += progress(report, screen: screen, style: style)
@@ -128,7 +128,7 @@ public enum TextReport {
             lines.append(style.bold("▶ \(number)\(exercise.title)") + L(" (\(exercise.name)): ", "（\(exercise.name)）：") + statusWord(exercise.status, style: style))
             lines += detail(exercise, screen: screen, style: style, prefix: "  ")
         }
-        return lines + nextStep(exercise, style: style)
+        return lines + nextStep(exercise, style: style).flatMap { TextLayout.hanging($0, "      ", width: screen.width) }
     }
 
     static func statusWord(_ status: ExerciseStatus, style: Style) -> String {
@@ -157,7 +157,8 @@ public enum TextReport {
                           "\(running.map { "“\($0)”" } ?? "测试套件")的输出超过了 \(limit) MB，已被停止。找找循环里的 print。"))
         case .inProgress:
             guard let failing = exercise.firstFailing else { return [] }
-            return text("✘ " + failing.title) + TextLayout.indented(failing.message ?? "", prefix: prefix + "  ", width: screen.width).map { style.dim($0) }
+            return TextLayout.hanging(prefix + "✘ " + failing.title, prefix + "  ", width: screen.width)
+                + TextLayout.indented(failing.message ?? "", prefix: prefix + "  ", width: screen.width).map { style.dim($0) }
         case .doesNotCompile(let error):
             return text("\(error.file):\(error.line): error: \(error.message)")
         case .timedOut(let running, let seconds):
