@@ -58,6 +58,18 @@ struct ScreenTests {
                 "a Next line's continuation lines up under its text")
     }
 
+    @Test("Chinese text wraps between characters, never before a closing mark; a line's own indentation stays")
+    func chineseWrapping() {
+        let text = "  ✘ 4 个生产者和 4 个消费者：每个元素恰好到达一次，保持各生产者的顺序，缓冲区里从不超过 capacity 个。"
+        let lines = TextLayout.hanging(text, "    ", width: 30)
+        #expect(lines.count > 2)
+        #expect(lines.allSatisfy { TextLayout.width($0) <= 30 }, "\(lines)")
+        #expect(lines[0].hasPrefix("  ✘ 4 个"))
+        #expect(lines.dropFirst().allSatisfy { $0.hasPrefix("    ") && !"，。：；、）".contains($0.dropFirst(4).first ?? " ") }, "\(lines)")
+        #expect(lines.map { $0.trimmingCharacters(in: .whitespaces) }.joined().replacingOccurrences(of: " ", with: "")
+                == text.replacingOccurrences(of: " ", with: ""), "nothing lost")
+    }
+
     @Test("East Asian characters take two columns, colour codes none")
     func widths() {
         #expect(TextLayout.width("线程安全") == 8)

@@ -39,40 +39,89 @@ enum TextLayout {
     /// One paragraph wrapped to `width` (none on a pipe): its first line as it is, the lines after
     /// it behind `hanging`, so that a "Next: …" or "✘ …" line's continuation lines up under its text.
     static func hanging(_ text: String, _ hanging: String, width: Int?) -> [String] {
-        guard let width, Self.width(text) > width else { return [text] }
+        let lead = String(text.prefix { $0 == " " })
+        return fill(String(text.dropFirst(lead.count)), width: width, first: lead, rest: hanging)
+    }
+
+    /// Each line of `text` after `prefix`; with a `width`, a line longer than it is broken, its
+    /// continuation indented like the line itself. Without one (a pipe), lines are left whole:
+    /// whatever reads them wraps them its own way.
+    static func indented(_ text: String, prefix: String, width: Int?) -> [String] {
+        text.components(separatedBy: "\n").flatMap { line -> [String] in
+            let indent = String(line.prefix { $0 == " " })
+            return fill(String(line.dropFirst(indent.count)), width: width, first: prefix + indent, rest: prefix + indent)
+        }
+    }
+
+    /// Greedy filling: a line breaks at a space, or between two Chinese (wide) characters, never
+    /// before closing punctuation (，。：；、）” …) nor after opening punctuation (（“ …).
+    static func fill(_ body: String, width: Int?, first: String, rest: String) -> [String] {
+        guard let width, Self.width(first + body) > width else { return [first + body] }
         var lines: [String] = []
         var current = ""
-        for word in text.split(separator: " ", omittingEmptySubsequences: false) {
-            let room = width - (lines.isEmpty ? 0 : Self.width(hanging))
-            if !current.isEmpty && Self.width(current) + 1 + Self.width(String(word)) > room {
-                lines.append((lines.isEmpty ? "" : hanging) + current)
-                current = ""
+        var prefix = first
+        for (token, spaced) in tokens(body) {
+            let joined = current.isEmpty ? token : current + (spaced ? " " : "") + token
+            if !current.isEmpty && Self.width(prefix + joined) > width {
+                lines.append(prefix + current)
+                prefix = rest
+                current = token
+            } else {
+                current = joined
             }
-            current += (current.isEmpty ? "" : " ") + word
         }
-        lines.append((lines.isEmpty ? "" : hanging) + current)
+        lines.append(prefix + current)
         return lines
     }
 
-    static func indented(_ text: String, prefix: String, width: Int?) -> [String] {
-        var lines: [String] = []
-        for line in text.components(separatedBy: "\n") {
-            let indent = String(line.prefix { $0 == " " })
-            guard let width, Self.width(prefix + line) > width else {
-                lines.append(prefix + line)
+    /// The pieces a line may break between, each with whether a space stood before it: words
+    /// between spaces, and each wide character on its own (punctuation kept with its neighbour).
+    static func tokens(_ text: String) -> [(String, Bool)] {
+        let closing = Set("，。：；、）」』”’！？》…")
+        let opening = Set("（「『“‘《")
+        var tokens: [(String, Bool)] = []
+        var word = ""
+        var spaceBefore = false
+        var glueNext = false
+        func flush() {
+            guard !word.isEmpty else { return }
+            tokens.append((word, spaceBefore))
+            word = ""
+            spaceBefore = false
+        }
+        for character in text {
+            if character == " " {
+                flush()
+                spaceBefore = true
+                glueNext = false
                 continue
             }
-            let room = max(20, width - Self.width(prefix + indent))
-            var current = ""
-            for word in line.dropFirst(indent.count).split(separator: " ", omittingEmptySubsequences: false) {
-                if !current.isEmpty && Self.width(current) + 1 + Self.width(String(word)) > room {
-                    lines.append(prefix + indent + current)
-                    current = ""
-                }
-                current += (current.isEmpty ? "" : " ") + word
+            let wide = character.unicodeScalars.first.map { width(of: $0) == 2 } ?? false
+            if closing.contains(character) || glueNext {
+                word.append(character)
+                glueNext = opening.contains(character)
+                continue
             }
-            lines.append(prefix + indent + current)
+            if wide {
+                flush()
+                word = String(character)
+                glueNext = opening.contains(character)
+                if !opening.contains(character) { flush() }
+                continue
+            }
+            if let last = word.last, last.unicodeScalars.first.map({ width(of: $0) == 2 }) == true, !opening.contains(last) { flush() }
+            word.append(character)
         }
-        return lines
+        flush()
+        // A closing mark that began a token belongs to the token before it.
+        var merged: [(String, Bool)] = []
+        for (token, spaced) in tokens {
+            if let first = token.first, closing.contains(first), !spaced, let last = merged.popLast() {
+                merged.append((last.0 + token, last.1))
+            } else {
+                merged.append((token, spaced))
+            }
+        }
+        return merged
     }
 }
