@@ -75,9 +75,13 @@ struct WatchCommand {
 
     func show(_ text: String, style: Style) {
         let clear = style.live ? "\u{1B}[2J\u{1B}[H" : "\n"
-        let time = DateFormatter.localizedString(from: Date(), dateStyle: .none, timeStyle: .medium)
-        print(clear + style.dim(L("grader watch · graded at \(time) · save a file under Exercises/ to re-grade · h: next hint · q: quit",
-                                  "grader watch · \(time) 评分 · 保存 Exercises/ 下的文件即重新评分 · h：下一条提示 · q：退出")) + "\n")
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "HH:mm:ss"
+        let time = formatter.string(from: Date())
+        let header = L("grader watch · graded at \(time) · save a file under Exercises/ to re-grade · h: next hint · q: quit",
+                       "grader watch · \(time) 评分 · 保存 Exercises/ 下的文件即重新评分 · h：下一条提示 · q：退出")
+        print(clear + TextLayout.hanging(header, "", width: style.live ? TerminalProgress.width : nil).map(style.dim).joined(separator: "\n") + "\n")
         print(text)
         Style.flush()
     }
