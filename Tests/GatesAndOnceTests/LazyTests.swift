@@ -91,7 +91,7 @@ struct LazyTests {
         // round can take 100 ms: fewer rounds rather than a late answer, and a deadline that only a
         // thread stuck in the box misses. Each round of 8 racing readers catches a check-then-set
         // nearly every time, so 10 rounds are plenty.
-        let finished = ThreadGang.run(threads, seconds: promptly + 4.5, in: contentionPlace) { _ in
+        let finished = ThreadGang.run(threads, seconds: promptly + 2.5, in: contentionPlace) { _ in
             for number in 0..<boxes {
                 if number >= 10, DispatchTime.now() > began + 1.5 { return }
                 guard together.arrive(seconds: promptly) else { return }

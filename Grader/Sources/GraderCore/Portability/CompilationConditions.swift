@@ -17,11 +17,6 @@ struct CompilationConditions: Sendable, CustomStringConvertible {
         "Darwin", "ObjectiveC", "Foundation", "FoundationEssentials", "Dispatch", "CoreFoundation",
         "Synchronization", "Testing", "XCTest", "os", "Security", "System", "_Concurrency",
     ]
-    /// Modules of this Linux toolchain.
-    static let linuxModules: Set<String> = [
-        "Glibc", "Foundation", "FoundationEssentials", "FoundationNetworking", "FoundationXML", "Dispatch",
-        "CoreFoundation", "Synchronization", "Testing", "XCTest", "_Concurrency",
-    ]
 
     /// Every configuration a learner on a Mac may build with: Apple Silicon and Intel, Swift 6.2
     /// (Xcode 26.0–26.3) and 6.3 (Xcode 26.4 and later).
@@ -104,7 +99,7 @@ struct CompilationConditions: Sendable, CustomStringConvertible {
             }
             let text = argument.joined()
             switch word {
-            case "os": return text == conditions.os || (text == "Linux" && conditions.os == "Linux")
+            case "os": return text == conditions.os
             case "arch": return text == conditions.arch
             case "canImport": return conditions.importable.contains(text.components(separatedBy: ",").first ?? text)
             case "compiler", "swift": return Self.compare(conditions.compiler, text)

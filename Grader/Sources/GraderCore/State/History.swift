@@ -71,13 +71,7 @@ public struct History {
     }
 
     /// The latest status of each exercise in learner mode, for `grader list`.
-    public var latestStatuses: [String: String] {
-        var statuses: [String: String] = [:]
-        for entry in entries where !entry.solutions {
-            for (name, status) in entry.statuses { statuses[name] = status }
-        }
-        return statuses
-    }
+    public var latestStatuses: [String: String] { latestLearnerResults.mapValues(\.status) }
 
     static var decoder: JSONDecoder {
         let decoder = JSONDecoder()
