@@ -134,6 +134,72 @@ struct OperationGateTests {
         #expect(ran.isEmpty, "After open(granted: false), \(ran.count) operation(s) ran their work (operations \(ran.prefix(5).map(String.init).joined(separator: ", "))): a refusal cancels every operation before the queue may start one, and cancels each one added later, also one added while the refusal is under way (decide and add under one lock).")
         let notCancelled = log.ended.current.values.filter { !$0 }.count
         #expect(notCancelled == 0, "\(notCancelled) of \(total) operations were not cancelled after open(granted: false): the refusal is told to each operation through isCancelled.")
+        guard ran.isEmpty, notCancelled == 0 else { return }
+        guard interruptedRefusals(stopping: .refuser) else { return }
+        interruptedRefusals(stopping: .adder)
+    }
+
+    /// Which call the signal stops in `interruptedRefusals`.
+    enum Stopped: String {
+        case refuser = "open(granted: false)"
+        case adder = "addOperation"
+    }
+
+    /// Then fresh gates, 400 at a time until 50 interruptions (or 0.6 s): one thread is stopped by
+    /// a signal at whatever instruction its call had reached (see `Interrupter`) while the other
+    /// acts. `.refuser`: the refusing thread stops, with an operation queued, and the other waits
+    /// up to 100 µs for that operation to start (a refusal that lets the queue go before it cancels
+    /// is caught in that gap). `.adder`: the adding thread stops, and the other refuses the gate (an
+    /// add that looks at the gate under the lock and adds after unlocking adds an operation that
+    /// nobody cancels).
+    /// False once it recorded a failure.
+    @discardableResult
+    static func interruptedRefusals(stopping stopped: Stopped) -> Bool {
+        let roundSize = 400, wanted = 50
+        var interruptions = 0
+        let end = DispatchTime.now() + 0.6
+        for round in 0..<100 where interruptions < wanted && DispatchTime.now() < end {
+            let log = OperationLog()
+            let gates = (0..<roundSize).map { _ in OperationGate() }
+            let operations = (0..<roundSize).map { log.make($0) }
+            if stopped == .refuser {
+                for (gate, operation) in zip(gates, operations) { gate.addOperation(operation) }
+            }
+            guard let (reached, acted) = Interrupter.run(
+                count: roundSize, interruptions: wanted - interruptions, seconds: 0.5, in: refusalPlace,
+                victim: { number in
+                    switch stopped {
+                    case .refuser: gates[number].open(granted: false)
+                    case .adder: gates[number].addOperation(operations[number])
+                    }
+                },
+                intruder: { number in
+                    switch stopped {
+                    case .refuser: _ = happens(within: 0.0001) { log.started.current.contains(number) }
+                    case .adder: gates[number].open(granted: false)
+                    }
+                })
+            else { return false }
+            interruptions += acted
+            // Every gate refused, and every operation added, whatever the victim reached.
+            for (number, gate) in gates.enumerated() {
+                gate.open(granted: false)
+                if stopped == .adder, number >= reached { gate.addOperation(operations[number]) }
+            }
+            guard waitUntil(in: refusalPlace, waitingFor: "the \(roundSize) refused operations of round \(round + 1) finishing",
+                            unless: { log.dropped(what: "After open(granted: false)") },
+                            { log.finishedCount >= roundSize || !log.started.current.isEmpty })
+            else { return false }
+            let ran = log.started.current
+            guard ran.isEmpty else {
+                let when = stopped == .refuser
+                    ? "open(granted: false) was stopped for a moment in the middle of its call (by a signal), and the queue started a refused operation meanwhile: the refusal let the queue go before it cancelled the operations. Cancel them all first, then set isSuspended = false."
+                    : "addOperation was stopped for a moment in the middle of its call (by a signal) while another thread refused the gate, and the operation it then added ran: it looked at the gate under the lock and added after unlocking. Decide and add under one lock."
+                Issue.record("\(ran.count) refused operation(s) ran their work. \(when)")
+                return false
+            }
+        }
+        return true
     }
 
     // MARK: Pause
