@@ -101,15 +101,6 @@ enum Watched {
     }
 }
 
-/// Keeps the thread busy for `microseconds` without giving up its core: widens the window in
-/// which an intruder would be seen. (Not `sched_yield` or `usleep`: on a loaded machine a thread
-/// that gives up its core may wait milliseconds to get it back, and a check that does it
-/// thousands of times takes seconds.)
-func spin(microseconds: UInt64) {
-    let end = DispatchTime.now().uptimeNanoseconds + microseconds * 1_000
-    while DispatchTime.now().uptimeNanoseconds < end {}
-}
-
 /// Proves exclusion by events rather than by luck: a holder waits inside a body for an intruder
 /// (at most `seconds`), and an intruder is started only once the holder is inside. A correct
 /// implementation keeps the intruder out for the whole window; a wrong one lets it in within

@@ -13,30 +13,18 @@ let promptly = 1.5
 /// serial queue or an operation queue starts work within a millisecond here when nothing holds it.
 let quietWindow = 0.15
 
-/// Polls `condition` every half millisecond until it holds, at most `seconds`. Gives up at once
-/// with `hopeless`'s reason when the event can no longer come. On a miss records
-/// "Deadlock suspected in <place>" (or the reason) and returns false. For isolated bodies only:
-/// it blocks its thread.
+/// `Deadline.waitUntil` with this suite's patience (`promptly`): gives up at once with
+/// `hopeless`'s reason, records "Deadlock suspected in <place>" on a miss. For isolated bodies
+/// only: it blocks its thread.
 @discardableResult
 func waitUntil(
     seconds: Double = promptly, in place: String, waitingFor what: String, hint: String? = nil,
     sourceLocation: SourceLocation = #_sourceLocation,
     unless hopeless: () -> String? = { nil }, _ condition: () -> Bool
 ) -> Bool {
-    let end = DispatchTime.now() + seconds
-    while true {
-        if condition() { return true }
-        if let reason = hopeless() {
-            if condition() { return true }
-            Issue.record(Comment(rawValue: reason), sourceLocation: sourceLocation)
-            return false
-        }
-        if DispatchTime.now() >= end {
-            DeadlockReport.record(in: place, waitingFor: what, seconds: seconds, hint: hint, sourceLocation: sourceLocation)
-            return false
-        }
-        usleep(500)
-    }
+    Deadline.waitUntil(
+        seconds: seconds, in: place, waitingFor: what, hint: hint, sourceLocation: sourceLocation,
+        unless: hopeless, condition)
 }
 
 /// True if `condition` comes true within `seconds`: how a check proves that nothing ran yet.
@@ -47,13 +35,6 @@ func happens(within seconds: Double, _ condition: () -> Bool) -> Bool {
         usleep(500)
     }
     return true
-}
-
-/// Keeps the thread busy without giving up its core: widens a window in which a second thread
-/// would be seen.
-func spin(microseconds: UInt64) {
-    let end = DispatchTime.now().uptimeNanoseconds + microseconds * 1_000
-    while DispatchTime.now().uptimeNanoseconds < end {}
 }
 
 /// Every call of the work a check submitted to a session: which item, told what, and whether

@@ -63,13 +63,22 @@ public enum Deadline {
 
     /// Polls `condition` every millisecond until it holds; on a miss records the deadlock
     /// report and returns false. For states that nothing signals (an operation's `isFinished`).
+    /// Gives up at once with `hopeless`'s reason (recorded as the failure) when the event can no
+    /// longer come, so a wrong attempt fails in milliseconds instead of at the deadline.
     @discardableResult
     public static func waitUntil(
         seconds: Double = defaultSeconds, in place: String, waitingFor what: String, hint: String? = nil,
-        sourceLocation: SourceLocation = #_sourceLocation, _ condition: () -> Bool
+        sourceLocation: SourceLocation = #_sourceLocation,
+        unless hopeless: () -> String? = { nil }, _ condition: () -> Bool
     ) -> Bool {
         let end = DispatchTime.now() + seconds
         while !condition() {
+            if let reason = hopeless() {
+                // One last look: the event may have come just now.
+                if condition() { return true }
+                Issue.record(Comment(rawValue: reason), sourceLocation: sourceLocation)
+                return false
+            }
             if DispatchTime.now() >= end {
                 DeadlockReport.record(in: place, waitingFor: what, seconds: seconds, hint: hint, sourceLocation: sourceLocation)
                 return false
