@@ -1,37 +1,23 @@
-/// The classic mistake of part 1: no priority inheritance at all (the given `PlainLocks`): the
-/// first waiter gets the lock, and every task runs at its base priority.
+/// The classic mistake of part 1: no priority inheritance at all. It is the given `PlainLocks`:
+/// the first waiter gets the lock, and every task runs at its base priority.
 public final class InheritanceLocks: LockTable {
-    private var base: [TaskID: Int] = [:]
-    private var owner: [LockID: TaskID] = [:]
-    private var waiters: [LockID: [TaskID]] = [:]
+    private let plain = PlainLocks()
 
     public init() {}
 
     public func addTask(_ task: TaskID, basePriority: Int) {
-        base[task] = basePriority
+        plain.addTask(task, basePriority: basePriority)
     }
 
     public func acquire(_ lock: LockID, by task: TaskID) -> Bool {
-        if owner[lock] == nil {
-            owner[lock] = task
-            return true
-        }
-        waiters[lock, default: []].append(task)
-        return false
+        plain.acquire(lock, by: task)
     }
 
     public func release(_ lock: LockID, by task: TaskID) -> TaskID? {
-        guard var queue = waiters[lock], !queue.isEmpty else {
-            owner[lock] = nil
-            return nil
-        }
-        let next = queue.removeFirst()
-        waiters[lock] = queue
-        owner[lock] = next
-        return next
+        plain.release(lock, by: task)
     }
 
     public func priority(of task: TaskID) -> Int {
-        base[task] ?? 0
+        plain.priority(of: task)
     }
 }
