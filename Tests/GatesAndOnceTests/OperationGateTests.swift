@@ -140,19 +140,20 @@ struct OperationGateTests {
     }
 
     /// Which call the signal stops in `interruptedRefusals`.
-    enum Stopped: String {
-        case refuser = "open(granted: false)"
-        case adder = "addOperation"
+    enum Stopped {
+        /// The thread calling `open(granted: false)`.
+        case refuser
+        /// The thread calling `addOperation`.
+        case adder
     }
 
     /// Then fresh gates, 400 at a time until 50 interruptions (or 0.6 s): one thread is stopped by
     /// a signal at whatever instruction its call had reached (see `Interrupter`) while the other
     /// acts. `.refuser`: the refusing thread stops, with an operation queued, and the other waits
-    /// up to 100 µs for that operation to start (a refusal that lets the queue go before it cancels
+    /// half a millisecond for that operation to start (a refusal that lets the queue go before it cancels
     /// is caught in that gap). `.adder`: the adding thread stops, and the other refuses the gate (an
     /// add that looks at the gate under the lock and adds after unlocking adds an operation that
-    /// nobody cancels).
-    /// False once it recorded a failure.
+    /// nobody cancels). Returns false once it recorded a failure.
     @discardableResult
     static func interruptedRefusals(stopping stopped: Stopped) -> Bool {
         let roundSize = 400, wanted = 50
@@ -175,7 +176,7 @@ struct OperationGateTests {
                 },
                 intruder: { number in
                     switch stopped {
-                    case .refuser: _ = happens(within: 0.0001) { log.started.current.contains(number) }
+                    case .refuser: _ = happens(within: 0.0005) { log.started.current.contains(number) }
                     case .adder: gates[number].open(granted: false)
                     }
                 })
