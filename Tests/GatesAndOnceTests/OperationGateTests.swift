@@ -73,7 +73,7 @@ struct OperationGateTests {
         let log = OperationLog()
         let gate = OperationGate()
         for number in 0..<30 { gate.addOperation(log.make(number)) }
-        if happens(within: quietWindow, { !log.started.current.isEmpty }) {
+        if Deadline.happens(within: quietWindow, { !log.started.current.isEmpty }) {
             Issue.record("\(log.started.current.count) operation(s) started before open() was called: a closed gate keeps its queue suspended (isSuspended = true in init).")
             return
         }
@@ -176,7 +176,7 @@ struct OperationGateTests {
                 },
                 intruder: { number in
                     switch stopped {
-                    case .refuser: _ = happens(within: 0.0005) { log.started.current.contains(number) }
+                    case .refuser: _ = Deadline.happens(within: 0.0005) { log.started.current.contains(number) }
                     case .adder: gates[number].open(granted: false)
                     }
                 })
@@ -223,7 +223,7 @@ struct OperationGateTests {
         // resume() on a gate nobody opened: permission is not a pause.
         guard Await.blockingCall("resume() before open()", seconds: promptly, in: pausePlace, { gate.resume() }) else { return }
         gate.addOperation(log.make(0))
-        if happens(within: quietWindow, { !log.started.current.isEmpty }) {
+        if Deadline.happens(within: quietWindow, { !log.started.current.isEmpty }) {
             Issue.record("resume() on a gate that was never opened let an operation run: resume() ends a pause, it does not grant access. Keep the decision and the pause apart: suspended = not granted, or paused.")
             return
         }
@@ -254,7 +254,7 @@ struct OperationGateTests {
                         hint: "Pausing does not stop an operation that is executing: it runs to its end.", { first.isFinished })
         else { return }
         #expect(finishedWork.current && !first.isCancelled, "pause() cancelled the executing operation or cut its work short: suspending a queue only stops it from starting operations; the one that runs goes on to its end.")
-        if happens(within: quietWindow, { log.started.current.contains(2) }) {
+        if Deadline.happens(within: quietWindow, { log.started.current.contains(2) }) {
             Issue.record("Operation 2 started while the gate was paused: pause() sets isSuspended = true, so the queue starts no operation until resume().")
             return
         }

@@ -31,7 +31,7 @@ struct SessionQueueTests {
         let log = WorkLog()
         let session = SessionQueue(label: "kata.session.waits")
         for item in 0..<100 { session.async(log.work(item)) }
-        if happens(within: quietWindow, { log.count > 0 }) {
+        if Deadline.happens(within: quietWindow, { log.count > 0 }) {
             Issue.record("\(log.count) work(s) ran before open() was called (items \(log.items.prefix(5).map(String.init).joined(separator: ", "))…): a closed session keeps its work waiting. Create the queue suspended (or keep the work aside) until the gate opens.")
             return
         }

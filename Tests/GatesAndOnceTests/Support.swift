@@ -27,16 +27,6 @@ func waitUntil(
         unless: hopeless, condition)
 }
 
-/// True if `condition` comes true within `seconds`: how a check proves that nothing ran yet.
-func happens(within seconds: Double, _ condition: () -> Bool) -> Bool {
-    let end = DispatchTime.now() + seconds
-    while !condition() {
-        if DispatchTime.now() >= end { return false }
-        usleep(500)
-    }
-    return true
-}
-
 /// Every call of the work a check submitted to a session: which item, told what, and whether
 /// two items ever ran at once.
 final class WorkLog: @unchecked Sendable {

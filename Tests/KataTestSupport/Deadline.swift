@@ -87,4 +87,16 @@ public enum Deadline {
         }
         return true
     }
+
+    /// True if `condition` comes true within `seconds`, polled every half millisecond; records
+    /// nothing. How a check proves that something did not happen (yet). Blocks its thread: for
+    /// isolated bodies and dedicated threads (`Await.happens` is the async one).
+    public static func happens(within seconds: Double, _ condition: () -> Bool) -> Bool {
+        let end = DispatchTime.now() + seconds
+        while !condition() {
+            if DispatchTime.now() >= end { return false }
+            usleep(500)
+        }
+        return true
+    }
 }

@@ -89,16 +89,6 @@ enum LoopLab {
         Await.blockingCall(what, seconds: seconds, in: place, hint: hint, sourceLocation: sourceLocation, body)
     }
 
-    /// Polls `condition` every millisecond for at most `seconds`; true once it holds. Records nothing.
-    static func happens(within seconds: Double, _ condition: () -> Bool) -> Bool {
-        let end = now + UInt64(seconds * 1e9)
-        while !condition() {
-            if now >= end { return false }
-            usleep(1_000)
-        }
-        return true
-    }
-
     /// Waits until `condition` holds; gives up at once with `hopeless`'s reason when the event
     /// can no longer come, or after `seconds` with `missing`. Records the failure.
     static func wait(seconds: Double = prompt, missing: @autoclosure () -> String,
@@ -175,7 +165,7 @@ enum LoopLab {
             loop.stop()
             returnedAt.withLock { $0 = LoopLab.now }
         }
-        guard happens(within: seconds, { returnedAt.current != nil }) else {
+        guard Deadline.happens(within: seconds, { returnedAt.current != nil }) else {
             if thread.hasEnded {
                 Issue.record(Comment(rawValue: "Deadlock suspected in \(place): stop() did not return within \(seconds) s, although the loop's thread had ended. It waits for something the thread never does: signal it as the thread's body ends."), sourceLocation: sourceLocation)
             } else {

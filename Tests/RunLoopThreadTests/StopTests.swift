@@ -43,7 +43,7 @@ struct StopTests {
         // The slow block lasts until 100 ms after stop() has been called (at most 1 s).
         guard loop.perform({
             slowBegan.signal()
-            _ = LoopLab.happens(within: LoopLab.prompt, { stopCalled.current })
+            _ = Deadline.happens(within: LoopLab.prompt, { stopCalled.current })
             Thread.sleep(forTimeInterval: 0.1)
             slowEnded.withLock { $0 = LoopLab.now }
         }) else {
@@ -70,7 +70,7 @@ struct StopTests {
         let ended = Locked(0)
         guard ThreadGang.run(4, seconds: 1.5, in: "stop() from 4 threads at once", { _ in
             second.stop()
-            if secondThread.hasEnded || LoopLab.happens(within: 0.5, { secondThread.hasEnded }) { ended.withLock { $0 += 1 } }
+            if secondThread.hasEnded || Deadline.happens(within: 0.5, { secondThread.hasEnded }) { ended.withLock { $0 += 1 } }
         }) else { return }
         #expect(ended.current == 4, "4 threads called stop() at once; for \(4 - ended.current) of them, the loop's thread had not ended 0.5 s after stop() returned: every call returns only once the thread has ended.")
     }
