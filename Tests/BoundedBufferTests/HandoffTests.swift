@@ -14,7 +14,7 @@ struct HandoffTests {
     static let seconds = 6.0
     static let place = "ping-pong through two buffers of capacity 1"
 
-    @Test("Ping-pong through two buffers of capacity 1: 2,000 hand-offs per pair never stall")
+    @Test("Ping-pong through two buffers of capacity 1: 2,000 hand-offs per pair never stall; then a consumer stopped by a signal inside take() while a producer puts still gets the element at once")
     func handoffsNeverStall() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
             IsolatedCheck.begin(seconds: HandoffTests.seconds + 4, in: HandoffTests.place)
@@ -67,5 +67,53 @@ struct HandoffTests {
             return
         }
         #expect(progress.current == [Int](repeating: rounds, count: pairs), "Each pair should finish \(rounds) rounds; they finished \(progress.current).")
+        guard progress.current == [Int](repeating: rounds, count: pairs) else { return }
+        interruptedHandoffs()
     }
+
+    /// Then a consumer taking from fresh empty buffers, stopped by a signal (see `Interrupter`)
+    /// wherever its `take` has got to while another thread puts the element it waits for. A
+    /// consumer that looks at the buffer, lets go of the lock and takes it again to wait, stopped
+    /// in that gap, misses the put's wake-up and sleeps until its timeout although the element is
+    /// there. The consumer starts each take a little later than the last (a sweep over 30 µs), so
+    /// that the signal, which arrives a fixed few microseconds after it is sent, meets every part
+    /// of the take in turn.
+    static func interruptedHandoffs() {
+        let trials = 3_000, timeout = 0.5
+        let end = DispatchTime.now() + 2
+        for _ in 0..<10 where DispatchTime.now() < end {
+            guard let problem = interruptedRound(trials: trials, timeout: timeout) else { continue }
+            if !problem.isEmpty {
+                Issue.record("A consumer stopped for a moment inside take() (by a signal) while a producer put the element it was waiting for: \(problem). The put's wake-up was lost: the take looked at the buffer, let go of the lock, and only then started to wait. Check and wait under the same lock, without releasing it in between (condition.wait() releases it for you).")
+            }
+            return
+        }
+    }
+
+    /// One round of `trials` fresh buffers: nil when every take got its element at once, else
+    /// the first late take (or "" when the round could not finish, a deadlock already recorded).
+    static func interruptedRound(trials: Int, timeout: Double) -> String? {
+        let buffers = (0..<trials).map { _ in BoundedBuffer<Int>(capacity: 1) }
+        let putAt = Locked([Int: Double]())
+        let late = Locked([String]())
+        let run = Interrupter.run(
+            count: trials, interruptions: trials, seconds: 1.5, in: interruptedPlace,
+            victim: { number in
+                guard late.current.isEmpty else { return }
+                spin(microseconds: UInt64(number * 37 % 30_000) / 1_000)
+                let start = monotonicSeconds()
+                let outcome = buffers[number].takeOutcome(timeout: timeout)
+                let took = monotonicSeconds() - start
+                guard took > timeout * 0.8, let put = putAt.current[number], put - start < timeout * 0.2 else { return }
+                late.withLock { $0.append("take() waited \(Int(took * 1000)) ms and gave \(outcome), although the element was put \(Int((put - start) * 1000)) ms after the take began") }
+            },
+            intruder: { number in
+                putAt.withLock { $0[number] = monotonicSeconds() }
+                _ = buffers[number].putOutcome(number, timeout: 0)
+            })
+        guard run != nil else { return "" }
+        return late.current.first
+    }
+
+    static let interruptedPlace = "a consumer stopped inside take() while a producer puts"
 }

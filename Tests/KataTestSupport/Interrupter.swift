@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import KataTestSupport
 import Synchronization
 import Testing
 
@@ -23,14 +22,14 @@ import Darwin
 /// `signal` and `pthread_kill` are POSIX and behave alike on Linux and Apple platforms. The state
 /// the handler reads is global, so one `Interrupter` runs at a time in a process: the checks that
 /// use it are isolated, each in a child process of its own.
-enum Interrupter {
+public enum Interrupter {
     /// Calls `victim(i)` for `i` in `0..<count` on one thread, as fast as it can, while a second
     /// thread interrupts it over and over; during each interruption the second thread calls
     /// `intruder(i)` for the `i` the victim is in, once per `i`. Stops once the intruder has acted
     /// `interruptions` times, or after `count` calls, or once `seconds` have passed. Returns how
     /// many `i` the victim reached and how often the intruder acted, or nil after recording a
     /// suspected deadlock when the two threads did not return within `seconds` + 1.
-    static func run(
+    public static func run(
         count: Int, interruptions: Int, seconds: Double, in place: String,
         victim: @escaping @Sendable (Int) -> Void, intruder: @escaping @Sendable (Int) -> Void
     ) -> (reached: Int, interruptions: Int)? {
