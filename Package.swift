@@ -91,6 +91,11 @@ func exerciseSuite(_ name: String) -> Target {
     return .testTarget(name: "\(name)Tests", dependencies: [.target(name: name), "KataTestSupport"] + model, path: "Tests/\(name)Tests")
 }
 
+/// `KATA_RACE_CANARY=1` (what the grader sets for its ThreadSanitizer build only, which has a build
+/// folder of its own): compile the race check's canary (`Tests/KataTestSupport/RaceCanary.swift`),
+/// the known races whose reports prove that ThreadSanitizer ran and was read.
+let raceCanarySettings: [SwiftSetting] = Context.environment["KATA_RACE_CANARY"] == "1" ? [.define("KATA_RACE_CANARY")] : []
+
 /// The maintainer's own tests (the test support's, the grader's, the benchmarks', the suite
 /// models' self-tests) are built with the solutions (`KATA_SOLUTIONS=1`, as `grader verify` does)
 /// or with `KATA_MAINTAINER=1`; never in a learner's build, which they would only slow down, and
@@ -127,7 +132,7 @@ let package = Package(
     targets: exercises.map(exerciseTarget) + exercises.map(exerciseSuite) + exercisesWithGivenCode.map(givenTarget)
         + exercisesWithSuiteModel.flatMap(suiteModelTargets) + [
         // What every suite uses: start barriers, deadlines, meters, exit-test reports.
-        .target(name: "KataTestSupport", path: "Tests/KataTestSupport"),
+        .target(name: "KataTestSupport", path: "Tests/KataTestSupport", swiftSettings: raceCanarySettings),
         // The grader: scores the suites; its rubric is Grader/rubric.json.
         .target(name: "GraderCore", dependencies: ["KataBench"], path: "Grader/Sources/GraderCore"),
         .executableTarget(name: "grader", dependencies: ["GraderCore"], path: "Grader/Sources/grader"),

@@ -25,6 +25,25 @@ enum FakeTestBinary {
       shift
     done
     rec() { printf '%s\n' "$1" >> "$out"; }
+    # The race check's proof that ThreadSanitizer runs: none, or the canaries' reports (Apple's form).
+    case "$FAKE_SANITIZER" in
+      cannotstart) echo "==77==ERROR: ThreadSanitizer setrlimit() failed 22"; exit 0 ;;
+      canaries|childless)
+        echo "WARNING: ThreadSanitizer: Swift access race (pid=77)"
+        echo "  Modifying access of Swift variable at 0x1 by thread T2:"
+        echo "    #0 kataRaceCanaryInTestProcess() RaceCanary.swift:44 (Tests:arm64+0x10)" ;;
+    esac
+    if [ "$FAKE_SANITIZER" = canaries ]; then
+      echo "WARNING: ThreadSanitizer: Swift access race (pid=78)"
+      echo "    #0 kataRaceCanaryInIsolatedCheck() RaceCanary.swift:45 (Tests:arm64+0x20)"
+    fi
+    if [ -n "$FAKE_RACE" ]; then
+      echo "WARNING: ThreadSanitizer: Swift access race (pid=77)"
+      echo "  Modifying access of Swift variable at 0x2 by thread T3:"
+      echo "    #0 Demo.bump() $FAKE_RACE (Tests:arm64+0x30)"
+      echo "  Previous read of size 8 at 0x2 by main thread:"
+      echo "    #0 Demo.peek() $FAKE_RACE (Tests:arm64+0x40)"
+    fi
     declare_test() { rec "{\"kind\":\"test\",\"payload\":{\"id\":\"DemoTests.S/$1()/A.swift:$2:1\",\"kind\":\"function\",\"name\":\"$1()\",\"sourceLocation\":{\"fileID\":\"DemoTests/A.swift\",\"line\":$2}},\"version\":0}"; }
     event() { rec "{\"kind\":\"event\",\"payload\":{\"kind\":\"$1\",\"messages\":[],\"testID\":\"DemoTests.S/$2()/A.swift:$3:1\"},\"version\":0}"; }
     declare_test basics 1; declare_test misbehaves 2; declare_test later 3

@@ -30,8 +30,17 @@ public struct BuildMode: Sendable, Equatable {
     /// The environment Package.swift reads: `KATA_SOLUTIONS`, and `KATA_EXCLUDE` for exercises
     /// left out of the build (not selected, or not compiling).
     public func environment(excluding excluded: [String]) -> [String: String] {
-        ["KATA_SOLUTIONS": solutions ? "1" : "0", "KATA_EXCLUDE": excluded.sorted().joined(separator: ","),
-         "KATA_VARIANT": variant ?? ""]
+        var environment = ["KATA_SOLUTIONS": solutions ? "1" : "0", "KATA_EXCLUDE": excluded.sorted().joined(separator: ","),
+                           "KATA_VARIANT": variant ?? ""]
+        // The race check's canary, in the ThreadSanitizer build only (its build folder is its own).
+        if sanitize { environment["KATA_RACE_CANARY"] = "1" }
+        return environment
+    }
+
+    /// Where the graded sources of `exercise` are, relative to the course.
+    public func sourceFolder(of exercise: String) -> String {
+        if let variant { return "Grader/Variants/\(exercise)/\(variant)" }
+        return (solutions ? "Solutions/" : "Exercises/") + exercise
     }
 
     public var buildArguments: [String] {

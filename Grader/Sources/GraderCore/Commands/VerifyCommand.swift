@@ -45,7 +45,7 @@ struct VerifyCommand {
         // The race check is a check like the others: the solutions must earn it too.
         let raceChecked = try timed { () throws -> [ExerciseResult] in
             var results = solutions.value
-            try RaceCheck(layout: layout, rubric: rubric, mode: BuildMode(solutions: true), progress: progress).apply(to: &results)
+            try raceCheck(BuildMode(solutions: true), progress).apply(to: &results)
             return results
         }
         progress.clear()
@@ -76,13 +76,19 @@ struct VerifyCommand {
                     var results = try grading.grade(exercises)
                     // A variant whose only fault is a data race passes every other check: full
                     // points and "complete" must still be out of its reach, through the race check.
-                    try RaceCheck(layout: layout, rubric: rubric, mode: BuildMode(variant: variant), progress: progress).apply(to: &results)
+                    try raceCheck(BuildMode(variant: variant), progress).apply(to: &results)
                     return results
                 }
                 progress.clear()
                 let when = environment["KATA_MISBEHAVE"].map { " (\($0.replacingOccurrences(of: "-", with: " ")))" } ?? ""
                 step("variant \(variant)\(when) earns no more than its cap (\(graded.seconds) s)", capProblems(graded.value, caps: capped))
             }
+        }
+        for (variant, exercise) in catalog.raceOnly {
+            let faulted = try timed { try raceCheckWithoutSanitizer(variant: variant, exercise: exercise, progress) }
+            progress.clear()
+            step("the race check fails closed: \(exercise)'s \(variant), ThreadSanitizer unable to start (\(Self.sanitizerFault.description)), reads \"race check could not run\" and earns nothing for it (\(faulted.seconds) s)",
+                 faulted.value)
         }
         step("KataTestSupport, grader, benchmark and QueueOrdering self-tests pass", try supportTestProblems())
 
@@ -98,6 +104,45 @@ struct VerifyCommand {
 
     func session(_ mode: BuildMode, _ progress: any GradingProgress) -> GradingSession {
         GradingSession(layout: layout, rubric: rubric, mode: mode, progress: progress)
+    }
+
+    /// The race check as verify runs it: ThreadSanitizer's report folders have a space, a comma,
+    /// a colon and Chinese characters in their names, so every run proves its options survive
+    /// such a path.
+    func raceCheck(_ mode: BuildMode, _ progress: any GradingProgress) -> RaceCheck {
+        var check = RaceCheck(layout: layout, rubric: rubric, mode: mode, progress: progress)
+        check.awkwardReportPath = true
+        return check
+    }
+
+    /// How verify keeps ThreadSanitizer from starting. Linux: a limited address space, in which
+    /// the runtime cannot reserve its shadow memory ("ThreadSanitizer setrlimit() failed",
+    /// measured here with `ulimit -v 16000000`). Apple platforms do not enforce that limit: there
+    /// an option the sanitizer's parser rejects at start-up (compiler-rt
+    /// `sanitizer_flag_parser.cpp`, "Invalid value for int option").
+    static var sanitizerFault: (prefix: [String], description: String) {
+        #if os(Linux)
+        (["/bin/sh", "-c", "ulimit -v 16000000 && exec \"$@\"", "sh"], "ulimit -v 16000000")
+        #else
+        (["/usr/bin/env", "TSAN_OPTIONS=exitcode=not-a-number"], "TSAN_OPTIONS=exitcode=not-a-number")
+        #endif
+    }
+
+    /// Grades a race-only variant with ThreadSanitizer kept from starting: its race check must say
+    /// that it could not run, earn nothing, and leave the exercise incomplete.
+    func raceCheckWithoutSanitizer(variant: String, exercise name: String, _ progress: any GradingProgress) throws -> [String] {
+        guard let exercise = rubric.exercise(named: name) else { return ["\(name) is not in the rubric"] }
+        var results = try session(BuildMode(variant: variant), progress).grade([exercise])
+        var check = raceCheck(BuildMode(variant: variant), progress)
+        check.commandPrefix = Self.sanitizerFault.prefix
+        check.remembers = false
+        try check.apply(to: &results)
+        guard let result = results.first else { return ["\(name): no result"] }
+        guard case .raceCheckCouldNotRun = result.status else {
+            return ["\(name) \(variant): \(result.status.keyword), expected race_check_could_not_run"]
+        }
+        let race = result.checks.first { $0.test == Rubric.raceCheckTest }
+        return race?.earned == 0 && !result.isComplete ? [] : ["\(name) \(variant): the race check earned \(race?.earned ?? -1) points"]
     }
 
     func timed<T>(_ body: () throws -> T) rethrows -> (value: T, seconds: String) {
@@ -232,11 +277,23 @@ struct VerifyCommand {
         }
     }
 
+    /// A variant earns no more than its cap and is never complete; a race-only variant's race is
+    /// reported in its own files; and a race check that could not run is a fault of the tooling.
     func capProblems(_ results: [ExerciseResult], caps: [String: VariantCatalog.Cap]) -> [String] {
-        results.compactMap { result in
-            guard let cap = caps[result.name], result.points > cap.maxPoints || result.isComplete else { return nil }
-            let earned = result.checks.filter { $0.earned > 0 }.map(\.test).joined(separator: ", ")
-            return "\(result.name): \(result.points) points (cap \(cap.maxPoints)), \(result.status.keyword); earned by: \(earned)"
+        results.flatMap { result -> [String] in
+            guard let cap = caps[result.name] else { return [] }
+            var problems: [String] = []
+            if result.points > cap.maxPoints || result.isComplete {
+                let earned = result.checks.filter { $0.earned > 0 }.map(\.test).joined(separator: ", ")
+                problems.append("\(result.name): \(result.points) points (cap \(cap.maxPoints)), \(result.status.keyword); earned by: \(earned)")
+            }
+            if case .raceCheckCouldNotRun(let reason) = result.status { problems.append("\(result.name): the race check could not run: \(reason)") }
+            if cap.raceOnly == true {
+                if case .dataRace(let finding) = result.status, finding.file?.hasPrefix("Grader/Variants/\(result.name)/") == true {} else {
+                    problems.append("\(result.name): its only fault is a data race, but it reads \(result.status.keyword)")
+                }
+            }
+            return problems
         }
     }
 

@@ -1,75 +1,196 @@
 import Foundation
 
-/// Reads ThreadSanitizer's reports ("WARNING: ThreadSanitizer: data race …" followed by stack
-/// frames) and names the first frame in the exercise's own code.
+/// Reads ThreadSanitizer's reports ("WARNING: ThreadSanitizer: …" followed by the accesses and
+/// their stack frames), on Linux and on Apple platforms, and names the first frame of each in the
+/// exercise's own code.
+///
+/// The two platforms print a frame differently:
+/// - Linux (llvm-symbolizer): a mangled name and the whole path,
+///   `#1 $s3Lib4BoxC4bumpyyF /home/me/my kata/Exercises/Lib/Box.swift:18:18 (Tests.xctest+0x1460d5) (BuildId: …)`.
+/// - Apple platforms (`atos`): a demangled name and the file's base name only,
+///   `#0 closure #3 in _urlFromBytes_impl<A, B>(_:baseURL:callback:) Parser.swift:74 (spm-tsancheck:x86_64+0x100102a60)`
+///   (swiftlang/swift#61073; compiler-rt `sanitizer_symbolizer_mac.cpp`, `AtosSymbolizerProcess`).
+/// A base name is matched to the graded exercise's files (`files`).
 public enum SanitizerReport {
-    public static func findings(in text: String, exercise: String) -> [SanitizerFinding] {
-        var findings: [SanitizerFinding] = []
-        var current: SanitizerFinding?
-        var accesses = Accesses()
-        func close() {
-            if let finding = current, !accesses.allInsideMutexBodies { findings.append(finding) }
-            current = nil
-            accesses = Accesses()
+    /// The learner's races: every report with a frame in the exercise's own code, leaving out the
+    /// race check's canaries and pairs of accesses that a `Mutex` keeps apart.
+    public static func findings(in text: String, exercise: String, files: [String] = []) -> [SanitizerFinding] {
+        blocks(in: text).filter { !$0.isCanary && !$0.allAccessesInsideMutexBodies }.map { block in
+            var finding = SanitizerFinding(summary: block.summary, file: nil, line: nil)
+            for access in block.accesses {
+                let own = access.frames.compactMap { ownFrame($0, exercise: exercise, files: files) }
+                finding.accesses.append(SanitizerFinding.Access(
+                    what: access.header, thread: access.thread, ownFrames: own.map(\.place)))
+            }
+            let first = block.accesses.lazy.flatMap(\.frames).compactMap { ownFrame($0, exercise: exercise, files: files) }.first
+                ?? block.otherFrames.lazy.compactMap { ownFrame($0, exercise: exercise, files: files) }.first
+            finding.file = first?.place.file
+            finding.line = first?.place.line
+            finding.sameBaseName = first?.alternatives ?? []
+            return finding
         }
+    }
+
+    /// Which of the race check's two canaries (`Tests/KataTestSupport/RaceCanary.swift`) reported:
+    /// the one raced in the test process and the one raced in an isolated check's child process.
+    public static func canaries(in text: String) -> Set<RaceCanaryKind> {
+        var seen = Set<RaceCanaryKind>()
+        for block in blocks(in: text) {
+            for kind in RaceCanaryKind.allCases where block.text.contains(kind.marker) { seen.insert(kind) }
+        }
+        return seen
+    }
+
+    /// One report, from its WARNING line to the next report or the end.
+    struct Block {
+        var summary: String
+        var accesses: [AccessBlock] = []
+        /// Frames outside an access (where a thread or a heap block was created).
+        var otherFrames: [Frame] = []
+        var text = ""
+
+        var isCanary: Bool { RaceCanaryKind.allCases.contains { text.contains($0.marker) } }
+
+        /// On Linux, ThreadSanitizer cannot see Synchronization's `Mutex` (its lock is atomics and
+        /// futexes in the Swift runtime, which is not instrumented), so it reports two accesses
+        /// that the mutex keeps apart as a race. A report whose every access is inside a
+        /// `withLock` body is not counted; one access outside a lock (the classic bug) still is.
+        /// (On Apple platforms `Mutex` is an `os_unfair_lock`, whose lock and unlock
+        /// ThreadSanitizer intercepts: compiler-rt `tsan_interceptors_mac.cpp`.)
+        var allAccessesInsideMutexBodies: Bool {
+            accesses.count >= 2 && accesses.allSatisfy { $0.frames.contains(where: \.isInsideMutexBody) }
+        }
+    }
+
+    struct AccessBlock {
+        /// "Write of size 8 at 0x7b0c00000010 by thread T2"
+        var header: String
+        var thread: String
+        var frames: [Frame] = []
+    }
+
+    /// One stack frame: the function as printed, and its file and line when it has them.
+    struct Frame {
+        var function: String
+        var file: String?
+        var line: Int?
+
+        /// Inside the body of `Mutex.withLock`: on Linux the closure whose type is
+        /// `(inout sending Value) -> sending Result` (SE-0433), mangled `…zYu…YTXE…`; demangled
+        /// (Apple platforms), a frame of `Mutex.withLock` itself.
+        var isInsideMutexBody: Bool {
+            function.range(of: #"zYu\w*YTXE"#, options: .regularExpression) != nil
+                || function.contains("Mutex.withLock") || function.contains("5MutexV8withLock")
+        }
+    }
+
+    static let accessPrefixes = [
+        "Read of size", "Write of size", "Modifying access", "Atomic read", "Atomic write",
+        "Previous read", "Previous write", "Previous modifying access", "Previous atomic",
+    ]
+
+    static func blocks(in text: String) -> [Block] {
+        var blocks: [Block] = []
+        var current: Block?
+        var inAccess = false
         for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
             let line = String(rawLine)
-            if line.contains("WARNING: ThreadSanitizer:") {
-                close()
-                let summary = line.components(separatedBy: "WARNING: ThreadSanitizer: ").last ?? line
-                current = SanitizerFinding(summary: summary.trimmingCharacters(in: .whitespaces), file: nil, line: nil)
+            if let range = line.range(of: "WARNING: ThreadSanitizer: ") {
+                if let block = current { blocks.append(block) }
+                current = Block(summary: String(line[range.upperBound...]).trimmingCharacters(in: .whitespaces))
+                current?.text = line + "\n"
+                inAccess = false
                 continue
             }
             guard current != nil else { continue }
-            accesses.read(line)
-            guard current?.file == nil, let (file, number) = ownFrame(line, exercise: exercise) else { continue }
-            current?.file = file
-            current?.line = number
-        }
-        close()
-        return findings
-    }
-
-    /// The two (or more) accesses of one report, each with whether it happened inside the body of
-    /// `Mutex.withLock`. On Linux, ThreadSanitizer cannot see Synchronization's `Mutex` (its lock
-    /// is atomics and futexes in the Swift runtime, which is not instrumented), so it reports two
-    /// accesses that the mutex keeps apart as a race. Such a body is the one closure whose type is
-    /// `(inout sending Value) -> sending Result` (`Mutex.withLock`'s, SE-0433); its mangled name
-    /// ends `…zYu…YTXE…`. A report whose every access is inside one is not counted; one access
-    /// outside a lock (the classic bug) still is.
-    struct Accesses {
-        private var underMutex: [Bool] = []
-        private var inAccess = false
-
-        mutating func read(_ line: String) {
+            current?.text += line + "\n"
             let trimmed = line.trimmingCharacters(in: .whitespaces)
-            if trimmed.isEmpty { inAccess = false; return }
-            let access = ["Read of size", "Write of size", "Modifying access", "Previous read", "Previous write", "Previous modifying access", "Atomic read", "Atomic write"]
-            if access.contains(where: { trimmed.hasPrefix($0) }) {
-                underMutex.append(false)
-                inAccess = true
-                return
+            if trimmed.hasPrefix("SUMMARY:"), let block = current {
+                blocks.append(block)
+                current = nil
+                continue
             }
-            if inAccess, trimmed.hasPrefix("#"), trimmed.range(of: #"zYu\w*YTXE"#, options: .regularExpression) != nil {
-                underMutex[underMutex.count - 1] = true
+            if trimmed.isEmpty || trimmed.hasPrefix("=====") {
+                inAccess = false
+                continue
+            }
+            if accessPrefixes.contains(where: { trimmed.hasPrefix($0) }) {
+                current?.accesses.append(AccessBlock(header: trimmed.hasSuffix(":") ? String(trimmed.dropLast()) : trimmed,
+                                                     thread: thread(in: trimmed)))
+                inAccess = true
+                continue
+            }
+            guard let frame = frame(trimmed) else { inAccess = false; continue }
+            if inAccess, var block = current, !block.accesses.isEmpty {
+                block.accesses[block.accesses.count - 1].frames.append(frame)
+                current = block
+            } else {
+                current?.otherFrames.append(frame)
             }
         }
-
-        var allInsideMutexBodies: Bool { underMutex.count >= 2 && underMutex.allSatisfy { $0 } }
+        if let block = current { blocks.append(block) }
+        return blocks
     }
 
-    /// `#3 … /path/Exercises/<Name>/File.swift:12:7 (…)` → ("Exercises/<Name>/File.swift", 12);
-    /// likewise in `Solutions/`, `Given/` and verify's `Grader/Variants/`.
-    static func ownFrame(_ line: String, exercise: String) -> (String, Int)? {
-        for folder in ["Exercises", "Solutions", "Given", "Grader/Variants"] {
-            let marker = "\(folder)/\(exercise)/"
-            guard let start = line.range(of: marker) else { continue }
-            let rest = line[start.lowerBound...]
-            let pathEnd = rest.firstIndex(where: { $0 == " " || $0 == ")" }) ?? rest.endIndex
-            let parts = rest[..<pathEnd].split(separator: ":")
-            guard parts.count >= 2, let number = Int(parts[1]) else { continue }
-            return (String(parts[0]), number)
+    /// "… by thread T6:" → "thread T6"; "… by main thread:" → "main thread".
+    static func thread(in header: String) -> String {
+        guard let range = header.range(of: #"by (main thread|thread T\d+)"#, options: .regularExpression) else { return "" }
+        return String(header[range].dropFirst(3))
+    }
+
+    /// Reads `#N function location (module+0x…)` in either platform's form; nil for a line that
+    /// is not a frame.
+    static func frame(_ trimmed: String) -> Frame? {
+        guard trimmed.hasPrefix("#"), let space = trimmed.firstIndex(of: " "),
+              trimmed[trimmed.index(after: trimmed.startIndex)..<space].allSatisfy(\.isNumber) else { return nil }
+        var rest = String(trimmed[trimmed.index(after: space)...])
+        // The trailing "(module+0x…)", "(module:arch+0x…)" and "(BuildId: …)".
+        while rest.hasSuffix(")"), let open = rest.range(of: " (", options: .backwards),
+              rest[open.upperBound...].contains("+0x") || rest[open.upperBound...].hasPrefix("BuildId:") {
+            rest = String(rest[..<open.lowerBound])
         }
-        return nil
+        // Linux: the whole path, which may hold spaces, starts at the first " /".
+        if let match = rest.firstMatch(of: #/^(.*?) (/.*\.swift):(\d+)(?::\d+)?$/#) {
+            return Frame(function: String(match.1), file: String(match.2), line: Int(match.3))
+        }
+        // Apple platforms: a base name.
+        if let match = rest.firstMatch(of: #/^(.*) ([^ /]+\.swift):(\d+)(?::\d+)?$/#) {
+            return Frame(function: String(match.1), file: String(match.2), line: Int(match.3))
+        }
+        return Frame(function: rest, file: nil, line: nil)
+    }
+
+    /// A frame in the exercise's own code: its place relative to the course, and the other files
+    /// of the exercise with the same base name (a frame with a base name only cannot tell them apart).
+    static func ownFrame(_ frame: Frame, exercise: String, files: [String]) -> (place: SanitizerFinding.Place, alternatives: [String])? {
+        guard let file = frame.file, let line = frame.line else { return nil }
+        if file.hasPrefix("/") {
+            // `…/Exercises/<Name>/File.swift`, likewise in `Solutions/`, `Given/` and verify's `Grader/Variants/`.
+            for folder in ["Exercises", "Solutions", "Given", "Grader/Variants"] {
+                guard let start = file.range(of: "/\(folder)/\(exercise)/", options: .backwards) else { continue }
+                return (.init(file: String(file[file.index(after: start.lowerBound)...]), line: line, function: frame.function), [])
+            }
+            return nil
+        }
+        let matches = files.filter { ($0 as NSString).lastPathComponent == file }
+        guard let first = matches.first else { return nil }
+        return (.init(file: first, line: line, function: frame.function), Array(matches.dropFirst()))
+    }
+}
+
+/// The race check's two known races, outside the learner's code: one in the test process and one
+/// in an isolated check's child process. Their reports prove that ThreadSanitizer was loaded in
+/// both kinds of process and that its reports reach the grader in a form it reads.
+public enum RaceCanaryKind: String, CaseIterable, Sendable {
+    case testProcess
+    case isolatedCheck
+
+    /// The function name that racing code runs in (`Tests/KataTestSupport/RaceCanary.swift`), found
+    /// mangled (Linux) and demangled (Apple platforms) alike.
+    var marker: String {
+        switch self {
+        case .testProcess: "kataRaceCanaryInTestProcess"
+        case .isolatedCheck: "kataRaceCanaryInIsolatedCheck"
+        }
     }
 }

@@ -77,6 +77,7 @@ public enum JSONReport {
         case .dataRace(let finding): ("ThreadSanitizer: \(finding.summary)", finding.file, finding.line)
         case .lookingForRaces: ("every other check passes; the race check had not ended", nil, nil)
         case .raceCheckNotRun(let reason): ("every other check passes; the race check did not run (\(reason)), so its points are not earned", nil, nil)
+        case .raceCheckCouldNotRun(let reason): ("every other check passes; the race check could not run (\(reason)), so its points are not earned", nil, nil)
         }
     }
 }

@@ -134,7 +134,7 @@ public enum TextReport {
     static func statusWord(_ status: ExerciseStatus, style: Style) -> String {
         switch status {
         case .complete, .completeOnThisPlatform: style.green(status.word)
-        case .inProgress, .lookingForRaces, .raceCheckNotRun: style.yellow(status.word)
+        case .inProgress, .lookingForRaces, .raceCheckNotRun, .raceCheckCouldNotRun: style.yellow(status.word)
         default: style.red(status.word)
         }
     }
@@ -170,15 +170,18 @@ public enum TextReport {
                 ? L("The suite exited before it finished in \(place): \(Scoring.crashExplanation(signal)).", "测试套件在\(place)中途退出：\(Scoring.crashExplanation(signal))。")
                 : L("Crashed with signal \(signal) in \(place): \(Scoring.crashExplanation(signal)).", "\(place)中崩溃（信号 \(signal)）：\(Scoring.crashExplanation(signal))。"))
         case .dataRace(let finding):
-            let place = finding.file.map { " at \($0):\(finding.line ?? 0)" } ?? ""
-            return text(L("ThreadSanitizer: \(finding.summary)\(place): two threads touch that state at once, at least one writing, without protection.",
-                          "ThreadSanitizer：\(finding.summary)\(place)：两个线程同时访问这份状态，至少一个在写，而且没有保护。"))
+            return text(L("ThreadSanitizer: \(finding.summary)\(finding.file.map { " at \($0):\(finding.line ?? 0)" } ?? ""): two threads touch that state at once, at least one writing, without protection.",
+                          "ThreadSanitizer：\(finding.summary)\(finding.file.map { "（\($0):\(finding.line ?? 0)）" } ?? "")：两个线程同时访问这份状态，至少一个在写，而且没有保护。"))
+                + RaceReportText.lines(finding, allFrames: screen.verbose).flatMap(text)
         case .lookingForRaces:
             return text(L("Every other check passes. ThreadSanitizer is running the suite once more to look for data races (the last check).",
                           "其他检查都已通过。ThreadSanitizer 正在再运行一遍测试套件，检查数据竞争（最后一项检查）。"))
         case .raceCheckNotRun(let reason):
             return text(L("Every other check passes, but the race check did not run (\(reason)): its points are not earned and the exercise is not complete.",
-                          "其他检查都已通过，但竞争检查没有运行（\(reason)）：拿不到它的分数，练习也不算完成。"))
+                          "其他检查都已通过，但数据竞争检查没有运行（\(reason)）：拿不到它的分数，练习也不算完成。"))
+        case .raceCheckCouldNotRun(let reason):
+            return text(L("Every other check passes, but the race check could not run: \(reason). Nothing was found wrong with your code; the race check's points wait until ThreadSanitizer runs and its report is read.",
+                          "其他检查都已通过，但数据竞争检查无法运行：\(reason)。这不说明你的代码有错；要等 ThreadSanitizer 运行并读到它的报告，才能拿到这项的分数。"))
         }
     }
 
@@ -194,13 +197,18 @@ public enum TextReport {
             lines.append(next + L("in \(exercise.name), make \"\(title)\" pass.", "在 \(exercise.name) 中让“\(title)”通过。"))
         case .raceCheckNotRun:
             lines.append(next + L("grade \(exercise.name) without --no-race-check: the race check is its last check.",
-                                  "去掉 --no-race-check 再给 \(exercise.name) 评分：竞争检查是它的最后一项检查。"))
+                                  "去掉 --no-race-check 再给 \(exercise.name) 评分：数据竞争检查是它的最后一项检查。"))
+            return lines
+        case .raceCheckCouldNotRun:
+            lines.append(next + L("grade \(exercise.name) again; if the race check still cannot run, see ThreadSanitizer's log:",
+                                  "再给 \(exercise.name) 评一次分；如果数据竞争检查仍然无法运行，查看 ThreadSanitizer 的日志："))
+            lines.append("      swift run grader \(exercise.name) --sanitize --verbose")
             return lines
         case .dataRace(let finding):
             let place = finding.file.map { "\($0):\(finding.line ?? 0)" }
             lines.append(next + L("in \(exercise.name), protect the state that two threads touch at once" + (place.map { " (\($0))" } ?? "") + ".",
                                   "在 \(exercise.name) 中保护被两个线程同时访问的状态" + (place.map { "（\($0)）" } ?? "") + "。"))
-            lines.append(L("      See the whole report: ", "      查看完整报告：") + "swift run grader \(exercise.name) --sanitize")
+            lines.append(L("      Every frame of both:  ", "      两次访问的每一帧：") + "swift run grader \(exercise.name) --verbose")
             lines.append(L("      Get a hint:           ", "      获取提示：    ") + "swift run grader hint \(exercise.name)")
             return lines
         default:

@@ -37,6 +37,10 @@ public struct GradingSession {
     var testCommand: [String]?
     /// Output after which a suite run is stopped.
     public var outputLimit = ChildLimits(deadline: 0).outputLimit
+    /// ThreadSanitizer's report folders get names that only quoting survives (verify's proof).
+    public var awkwardReportPath = false
+    /// Runs the test command through this (verify's faults).
+    var commandPrefix: [String] = []
 
     public init(layout: KataLayout, rubric: Rubric, mode: BuildMode, repetitions: Int = 1,
                 timeoutOverride: Double? = nil, progress: any GradingProgress = SilentProgress()) {
@@ -52,7 +56,13 @@ public struct GradingSession {
         layout.stateDirectory.appendingPathComponent("runs/" + (mode.variant.map { "variant-\($0)" } ?? (mode.solutions ? "solutions" : "exercises")) + (mode.sanitize ? "-tsan" : ""))
     }
 
-    func deadline(_ exercise: Rubric.Exercise) -> Double { timeoutOverride ?? exercise.deadline }
+    /// A suite run's deadline. ThreadSanitizer makes code 5 to 15 times slower: a sanitized run
+    /// that ends late would be a race check that could not run, not a verdict, so it waits longer.
+    func deadline(_ exercise: Rubric.Exercise) -> Double {
+        timeoutOverride ?? exercise.deadline * (mode.sanitize ? Self.sanitizedDeadlineFactor : 1)
+    }
+
+    static let sanitizedDeadlineFactor = 4.0
 
     /// Grades `selected` (rubric exercises); throws when grading itself cannot run.
     public func grade(_ selected: [Rubric.Exercise]) throws -> [ExerciseResult] {
@@ -80,23 +90,33 @@ public struct GradingSession {
             if Interrupt.requested { break }
         }
         return selected.map { exercise in
-            if let error = broken[exercise.name] { return Scoring.doesNotCompile(exercise, error) }
+            if let error = broken[exercise.name] {
+                var result = Scoring.doesNotCompile(exercise, error)
+                if mode.sanitize { result.record(.couldNotRun(reason: SanitizedRunVerdict.buildFailed(error))) }
+                return result
+            }
             let exerciseRuns = runs[exercise.name] ?? []
             var result = Scoring.score(
                 exercise, runs: exerciseRuns.map(\.stream), terminations: exerciseRuns.map(\.termination),
                 deadline: deadline(exercise), seconds: seconds[exercise.name] ?? 0)
-            let findings = exerciseRuns.flatMap { SanitizerReport.findings(in: $0.sanitizerText, exercise: exercise.name) }
-            // A data race outranks failing checks (it is often their cause), not a crash or a hang.
-            // Only a report with a frame in the exercise's own code is the learner's: a race
-            // inside the toolchain's libraries or the test support is not theirs to fix.
-            if let race = findings.first(where: { $0.file != nil }) {
-                result.record(.race(race))
-            } else if mode.sanitize {
-                result.record(.noRace)
+            if mode.sanitize {
+                var verdict = SanitizedRunVerdict.verdict(for: exercise, runs: exerciseRuns, files: sanitizedFiles(exercise.name))
+                if case .race(var finding) = verdict, let folder = exerciseRuns.first?.reportFolder {
+                    finding.reportFolder = layout.relative(folder)
+                    verdict = .race(finding)
+                }
+                result.record(verdict)
             }
             result.declared = exerciseRuns.first { !$0.stream.declared.isEmpty }?.stream.declared ?? []
             return result
         }
+    }
+
+    /// The graded exercise's source files (its own and its given code), for reports that name a
+    /// file by its base name only.
+    func sanitizedFiles(_ exercise: String) -> [String] {
+        [mode.sourceFolder(of: exercise), "Given/\(exercise)"].flatMap { IntegrityManifest.files(under: $0, layout: layout) }
+            .filter { $0.hasSuffix(".swift") }
     }
 
     /// One repetition over `exercises`: the parallel run, then the one-at-a-time reruns where
@@ -106,7 +126,7 @@ public struct GradingSession {
     func gradeOnce(_ exercises: [Rubric.Exercise], excluded: [String]) throws -> [String: (run: SuiteRun, seconds: Double)] {
         let runner = SuiteRunner(layout: layout, mode: mode, excluded: excluded, workDirectory: workDirectory,
                                  progress: progress, environment: testEnvironment, testCommand: testCommand,
-                                 outputLimit: outputLimit)
+                                 outputLimit: outputLimit, awkwardReportPath: awkwardReportPath, commandPrefix: commandPrefix)
         let together = try runner.run(
             name: "all", filter: SuiteRunner.filter(suitesOf: exercises.map(\.name)), parallel: true,
             deadline: exercises.map(deadline).max() ?? Rubric.defaultTimeoutSeconds)
@@ -127,6 +147,8 @@ public struct GradingSession {
             run.stream.merge(rerun.stream)
             run.termination = rerun.termination
             run.sanitizerText += rerun.sanitizerText
+            run.missingCanaries.formUnion(rerun.missingCanaries)
+            run.outputTail = rerun.outputTail
             outcomes[exercise.name] = (run, share + Date().timeIntervalSince(rerunStarted))
         }
         return outcomes
@@ -146,6 +168,8 @@ public struct GradingSession {
             if merged == nil { merged = run } else {
                 merged?.stream.merge(run.stream)
                 merged?.sanitizerText += run.sanitizerText
+                merged?.missingCanaries.formUnion(run.missingCanaries)
+                merged?.outputTail = run.outputTail
             }
             let normal = run.termination.isNormal && run.stream.runEnded
             if !normal && firstAbnormal == nil { firstAbnormal = run.termination }

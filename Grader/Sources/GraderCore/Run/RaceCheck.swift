@@ -11,16 +11,27 @@ struct RaceCheck {
     /// the same sources with ThreadSanitizer.
     var mode: BuildMode
     var progress: any GradingProgress
+    /// ThreadSanitizer's report folders get names that only quoting survives (verify's proof).
+    var awkwardReportPath = false
+    /// More environment for the sanitized test process.
+    var testEnvironment: [String: String] = [:]
+    /// Runs the sanitized test command through this (verify's faults).
+    var commandPrefix: [String] = []
+    /// False: neither read nor write remembered verdicts (verify's fault runs).
+    var remembers = true
 
     struct Verdict: Codable {
         var contentID: String
         var race: SanitizerFinding?
     }
 
-    var memoryFile: URL { layout.stateDirectory.appendingPathComponent("race-checks.json") }
+    /// Verdicts kept under earlier rules (version 1 remembered a run that could not judge as
+    /// race-free) are in another file, and forgotten.
+    var memoryFile: URL { layout.stateDirectory.appendingPathComponent("race-checks-2.json") }
 
     func memory() -> [String: Verdict] {
-        (try? JSONDecoder().decode([String: Verdict].self, from: Data(contentsOf: memoryFile))) ?? [:]
+        guard remembers else { return [:] }
+        return (try? JSONDecoder().decode([String: Verdict].self, from: Data(contentsOf: memoryFile))) ?? [:]
     }
 
     /// The exercises waiting for the race check whose verdict is not remembered: the ones a
@@ -32,36 +43,75 @@ struct RaceCheck {
     }
 
     /// Records the race check's verdict in every exercise whose other checks all pass, from
-    /// memory or from a ThreadSanitizer run of those it has no verdict for.
+    /// memory or from a ThreadSanitizer run of those it has no verdict for. Only a verdict read
+    /// from a run that proved itself is remembered: "could not run" is said, earns nothing, and
+    /// is tried again next time.
     func apply(to results: inout [ExerciseResult]) throws {
         var memory = memory()
+        var couldNotRun: [String: String] = [:]
         let unknown = unknown(in: results)
         if !unknown.isEmpty {
-            progress.note("All other checks of \(unknown.joined(separator: ", ")) pass; looking for data races (ThreadSanitizer)…")
-            let session = GradingSession(
+            progress.note(L("All other checks of \(unknown.joined(separator: ", ")) pass; looking for data races (ThreadSanitizer)…",
+                            "\(unknown.joined(separator: "、")) 的其他检查全部通过；正在用 ThreadSanitizer 检查数据竞争…"))
+            var session = GradingSession(
                 layout: layout, rubric: rubric,
                 mode: BuildMode(solutions: mode.solutions, sanitize: true, variant: mode.variant), progress: progress)
-            let sanitized = try session.grade(unknown.compactMap { rubric.exercise(named: $0) })
+            session.awkwardReportPath = awkwardReportPath
+            session.testEnvironment = testEnvironment
+            session.commandPrefix = commandPrefix
+            let sanitized: [ExerciseResult]
+            do {
+                sanitized = try session.grade(unknown.compactMap { rubric.exercise(named: $0) })
+            } catch {
+                if Interrupt.requested { return }
+                // The ThreadSanitizer build or run could not be started at all: that is no verdict.
+                let reason = L("the ThreadSanitizer build could not run (\(Self.firstLine(of: error)))",
+                               "ThreadSanitizer 版本的构建无法运行（\(Self.firstLine(of: error))）")
+                sanitized = unknown.map { name in
+                    var result = ExerciseResult(name: name, title: name, status: .lookingForRaces, checks: [], runs: 0, seconds: 0)
+                    result.raceVerdict = .couldNotRun(reason: reason)
+                    return result
+                }
+            }
             if Interrupt.requested { return }
             for result in sanitized {
-                var race: SanitizerFinding?
-                if case .dataRace(let finding) = result.status { race = finding }
-                memory[key(result.name)] = Verdict(contentID: contentID(of: result.name), race: race)
+                switch result.raceVerdict {
+                case .race(let finding):
+                    memory[key(result.name)] = Verdict(contentID: contentID(of: result.name), race: finding)
+                case .noRace:
+                    memory[key(result.name)] = Verdict(contentID: contentID(of: result.name), race: nil)
+                case .couldNotRun(let reason), .notRun(let reason):
+                    memory[key(result.name)] = nil
+                    couldNotRun[result.name] = reason
+                case nil:
+                    memory[key(result.name)] = nil
+                    couldNotRun[result.name] = L("the ThreadSanitizer run gave no verdict", "ThreadSanitizer 运行没有给出结论")
+                }
             }
-            try? FileManager.default.createDirectory(at: layout.stateDirectory, withIntermediateDirectories: true)
-            try? JSONEncoder().encode(memory).write(to: memoryFile, options: .atomic)
+            if remembers {
+                try? FileManager.default.createDirectory(at: layout.stateDirectory, withIntermediateDirectories: true)
+                try? JSONEncoder().encode(memory).write(to: memoryFile, options: .atomic)
+            }
         }
         for index in results.indices {
-            guard case .lookingForRaces = results[index].status, let verdict = memory[key(results[index].name)] else { continue }
-            results[index].record(verdict.race.map { .race($0) } ?? .noRace)
+            guard case .lookingForRaces = results[index].status else { continue }
+            let name = results[index].name
+            if let reason = couldNotRun[name] {
+                results[index].record(.couldNotRun(reason: reason))
+            } else if let verdict = memory[key(name)], verdict.contentID == contentID(of: name) {
+                results[index].record(verdict.race.map { .race($0) } ?? .noRace)
+            } else {
+                results[index].record(.couldNotRun(reason: L("no ThreadSanitizer verdict was found for this content", "没有找到这份内容的 ThreadSanitizer 结论")))
+            }
         }
     }
 
-    /// Where the graded sources of `exercise` are.
-    func sourceFolder(_ exercise: String) -> String {
-        if let variant = mode.variant { return "Grader/Variants/\(exercise)/\(variant)" }
-        return (mode.solutions ? "Solutions/" : "Exercises/") + exercise
+    static func firstLine(of error: any Error) -> String {
+        String(describing: error).split(separator: "\n").first.map(String.init) ?? ""
     }
+
+    /// Where the graded sources of `exercise` are.
+    func sourceFolder(_ exercise: String) -> String { mode.sourceFolder(of: exercise) }
 
     func key(_ exercise: String) -> String { sourceFolder(exercise) }
 
@@ -78,7 +128,7 @@ struct RaceCheck {
     /// not cost a new ThreadSanitizer run.
     func contentID(of exercise: String) -> String {
         // The verdict also depends on how reports are read: a new version forgets old verdicts.
-        var text = "race check 3\n"
+        var text = "race check 4\n"
         for path in IntegrityManifest.files(under: sourceFolder(exercise), layout: layout) {
             text += path + " " + (Self.codeID(of: path, layout: layout) ?? "-") + "\n"
         }

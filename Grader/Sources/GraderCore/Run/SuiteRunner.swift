@@ -6,6 +6,13 @@ struct SuiteRun {
     var termination: Termination
     /// ThreadSanitizer's report text (with `--sanitize`), from the log and the report files.
     var sanitizerText: String
+    /// With `--sanitize`: the race check canaries whose reports were missing from a process of
+    /// this run (merged runs keep every run's missing ones).
+    var missingCanaries: Set<RaceCanaryKind> = []
+    /// The last lines of the output, for a reason when a sanitized run went wrong.
+    var outputTail = ""
+    /// Where this run's ThreadSanitizer reports are.
+    var reportFolder: URL?
 }
 
 /// Runs the test binary: which tests, in parallel or one at a time, with a deadline, live
@@ -21,6 +28,12 @@ struct SuiteRunner {
     /// Replaces the test binary (the grader's tests run a script that writes event streams).
     var testCommand: [String]?
     var outputLimit = ChildLimits(deadline: 0).outputLimit
+    /// Report folders whose names hold a space, a comma, a colon and Chinese characters, so that
+    /// every run of `grader verify` proves that ThreadSanitizer's options survive such a path.
+    var awkwardReportPath = false
+    static let awkwardSuffix = " 学习, a:b"
+    /// Runs the test command through this (verify's faults: a limited address space).
+    var commandPrefix: [String] = []
 
     /// How long a process may linger after its run ended.
     static let lingerSeconds = 1.5
@@ -30,20 +43,24 @@ struct SuiteRunner {
     func run(name: String, filter: String, skipping: [String] = [], parallel: Bool, deadline: Double) throws -> SuiteRun {
         let streamFile = workDirectory.appendingPathComponent("\(name).jsonl")
         let outputFile = workDirectory.appendingPathComponent("\(name).log")
-        let tsanDirectory = workDirectory.appendingPathComponent("tsan-\(name)")
+        let tsanDirectory = workDirectory.appendingPathComponent("tsan-\(name)" + (awkwardReportPath ? Self.awkwardSuffix : ""))
         try? FileManager.default.removeItem(at: streamFile)
         var environment = mode.environment(excluding: excluded).merging(self.environment) { $1 }
+        var filter = filter
+        // A course whose path holds both kinds of quote (which no quoting survives) keeps its
+        // reports under the system's temporary folder.
+        let reportFolder = SanitizerOptions.value(logPath: tsanDirectory.path) != nil ? tsanDirectory
+            : FileManager.default.temporaryDirectory.appendingPathComponent("kata-tsan-\(getpid())-\(name)")
         if mode.sanitize {
-            try? FileManager.default.removeItem(at: tsanDirectory)
-            try FileManager.default.createDirectory(at: tsanDirectory, withIntermediateDirectories: true)
-            // Exit tests capture their child's standard error, so reports go to files; and a
-            // report must not change a child's exit code, or the race shows up as a failed
-            // check instead of as the data race it is.
-            environment["TSAN_OPTIONS"] = "log_path=\(tsanDirectory.path)/report:exitcode=0"
+            try? FileManager.default.removeItem(at: reportFolder)
+            try FileManager.default.createDirectory(at: reportFolder, withIntermediateDirectories: true)
+            environment["TSAN_OPTIONS"] = SanitizerOptions.value(logPath: reportFolder.path + "/report")
+            // Every sanitized run also races the canaries (Tests/KataTestSupport/RaceCanary.swift).
+            filter = "(?:\(filter))|^KataTestSupport\\.RaceCanary\\b"
         }
         let tail = EventStreamTail(url: streamFile)
         let termination = try ChildProcess.run(
-            (testCommand ?? mode.testCommand) + BuildMode.testOptions(filter: filter, eventStream: streamFile.path, parallel: parallel, skipping: skipping),
+            commandPrefix + (testCommand ?? mode.testCommand) + BuildMode.testOptions(filter: filter, eventStream: streamFile.path, parallel: parallel, skipping: skipping),
             in: layout.root, environment: environment, outputFile: outputFile,
             limits: ChildLimits(deadline: deadline, outputLimit: outputLimit)
         ) {
@@ -59,14 +76,18 @@ struct SuiteRunner {
         } else if case .exited(let code) = termination, !stream.runEnded {
             ending = .exitedEarly(code)
         }
-        var sanitizerText = ""
+        var run = SuiteRun(stream: stream, termination: ending, sanitizerText: "")
         if mode.sanitize {
-            sanitizerText = (try? String(contentsOf: outputFile, encoding: .utf8)) ?? ""
-            for file in (try? FileManager.default.contentsOfDirectory(at: tsanDirectory, includingPropertiesForKeys: nil)) ?? [] {
-                sanitizerText += (try? String(contentsOf: file, encoding: .utf8)) ?? ""
+            let output = (try? String(contentsOf: outputFile, encoding: .utf8)) ?? ""
+            run.outputTail = output.split(separator: "\n").suffix(30).joined(separator: "\n")
+            run.sanitizerText = output
+            for file in (try? FileManager.default.contentsOfDirectory(at: reportFolder, includingPropertiesForKeys: nil)) ?? [] {
+                run.sanitizerText += (try? String(contentsOf: file, encoding: .utf8)) ?? ""
             }
+            run.reportFolder = reportFolder
+            run.missingCanaries = Set(RaceCanaryKind.allCases).subtracting(SanitizerReport.canaries(in: run.sanitizerText))
         }
-        return SuiteRun(stream: stream, termination: ending, sanitizerText: sanitizerText)
+        return run
     }
 
     /// `swift test` (how the grader runs the suites on macOS) reports a test process killed by a

@@ -39,6 +39,10 @@ public enum ExerciseStatus: Equatable, Sendable {
     case lookingForRaces
     /// Every other check passed, but the race check did not run (`reason`: `--no-race-check`).
     case raceCheckNotRun(reason: String)
+    /// Every other check passed, but the race check could not judge: ThreadSanitizer did not
+    /// start, its run crashed or did not run every check, or its reports could not be read
+    /// (`reason` says which). Earns nothing and is never remembered.
+    case raceCheckCouldNotRun(reason: String)
 
     /// A stable word for JSON and scripts.
     public var keyword: String {
@@ -54,6 +58,7 @@ public enum ExerciseStatus: Equatable, Sendable {
         case .dataRace: "data_race"
         case .lookingForRaces: "looking_for_races"
         case .raceCheckNotRun: "race_check_not_run"
+        case .raceCheckCouldNotRun: "race_check_could_not_run"
         }
     }
 
@@ -72,7 +77,8 @@ public enum ExerciseStatus: Equatable, Sendable {
         case "crashed": L("crashed", "崩溃")
         case "data_race": L("data race", "数据竞争")
         case "looking_for_races": L("looking for data races…", "正在检查数据竞争…")
-        case "race_check_not_run": L("race check not run", "未做竞争检查")
+        case "race_check_not_run": L("race check not run", "未做数据竞争检查")
+        case "race_check_could_not_run": L("race check could not run", "数据竞争检查无法运行")
         case "complete_on_linux": L("complete on Linux", "在 Linux 上已完成")
         case "complete_on_macos": L("complete on macOS", "在 macOS 上已完成")
         default: keyword.replacingOccurrences(of: "_", with: " ")
@@ -85,6 +91,35 @@ public struct SanitizerFinding: Equatable, Sendable, Codable {
     public var summary: String
     public var file: String?
     public var line: Int?
+    /// The accesses that raced (usually two), each with the learner's frames.
+    public var accesses: [Access] = []
+    /// Other files of the exercise with the same base name as `file`: on Apple platforms a frame
+    /// names a file by its base name only, so the race may be in one of these instead.
+    public var sameBaseName: [String] = []
+    /// The folder of ThreadSanitizer's report files, relative to the course.
+    public var reportFolder: String?
+
+    public init(summary: String, file: String?, line: Int?, accesses: [Access] = [], sameBaseName: [String] = []) {
+        self.summary = summary
+        self.file = file
+        self.line = line
+        self.accesses = accesses
+        self.sameBaseName = sameBaseName
+    }
+
+    /// One side of the race: what it did ("Write of size 8 at 0x… by thread T6"), on which thread,
+    /// and its frames in the exercise's code, innermost first.
+    public struct Access: Equatable, Sendable, Codable {
+        public var what: String
+        public var thread: String
+        public var ownFrames: [Place]
+    }
+
+    public struct Place: Equatable, Sendable, Codable {
+        public var file: String
+        public var line: Int
+        public var function: String
+    }
 }
 
 public struct ExerciseResult: Equatable, Sendable {
@@ -102,6 +137,8 @@ public struct ExerciseResult: Equatable, Sendable {
     public var copiedFromSolution = false
     /// What only Apple platforms check (the rubric's), for "complete on Linux".
     public var platformNote: String?
+    /// The race check's verdict, once recorded.
+    public var raceVerdict: RaceVerdict?
 
     public var points: Int { checks.reduce(0) { $0 + $1.earned } }
     public var totalPoints: Int { checks.reduce(0) { $0 + $1.points } }
@@ -114,13 +151,17 @@ public struct ExerciseResult: Equatable, Sendable {
     public enum RaceVerdict: Equatable, Sendable {
         case noRace
         case race(SanitizerFinding)
+        /// Not asked for (`--no-race-check`).
         case notRun(reason: String)
+        /// Asked for, but it could not judge (`reason` says what was observed).
+        case couldNotRun(reason: String)
     }
 
     /// Records the race check's verdict in its check and in the status. A race is reported
     /// whatever the other checks did (it is often their cause); the check's points are earned
     /// only when every other check passes and ThreadSanitizer found nothing.
     public mutating func record(_ verdict: RaceVerdict) {
+        raceVerdict = verdict
         guard let index = checks.firstIndex(where: { $0.test == Rubric.raceCheckTest }) else {
             if case .race(let finding) = verdict { status = .dataRace(finding) }
             return
@@ -153,6 +194,12 @@ public struct ExerciseResult: Equatable, Sendable {
         case .notRun(let reason):
             checks[index].message = L("Not checked: \(reason). No points without it.", "未检查：\(reason)。没有它就没有这项的分数。")
             if case .lookingForRaces = status { status = .raceCheckNotRun(reason: reason) }
+        case .couldNotRun(let reason):
+            checks[index].passed = false
+            checks[index].earned = 0
+            checks[index].message = L("The race check could not run: \(reason). It earns no points until ThreadSanitizer runs and its report is read; grade again, and if this stays, run swift run grader \(name) --sanitize to see its log.",
+                                      "数据竞争检查无法运行：\(reason)。在 ThreadSanitizer 运行并读到它的报告之前，这项不得分；请再评一次分，如果一直这样，运行 swift run grader \(name) --sanitize 查看日志。")
+            if case .lookingForRaces = status { status = .raceCheckCouldNotRun(reason: reason) }
         }
     }
 

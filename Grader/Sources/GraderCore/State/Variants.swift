@@ -12,6 +12,9 @@ public struct VariantCatalog: Sendable {
     public struct Cap: Codable, Equatable, Sendable {
         public var maxPoints: Int
         public var why: String?
+        /// Its only fault is a data race: verify requires the race check to report it, in one of
+        /// the variant's own files.
+        public var raceOnly: Bool?
     }
 
     /// Variant name → exercise name → its cap.
@@ -49,6 +52,13 @@ public struct VariantCatalog: Sendable {
             }
         }
         return (catalog, problems)
+    }
+
+    /// The (variant, exercise) pairs whose only fault is a data race.
+    public var raceOnly: [(variant: String, exercise: String)] {
+        names.flatMap { variant in
+            (caps[variant] ?? [:]).filter { $0.value.raceOnly == true }.keys.sorted().map { (variant, $0) }
+        }
     }
 
     /// Variant names, `Misbehaving` first.

@@ -1,0 +1,152 @@
+import Foundation
+import Testing
+@testable import GraderCore
+
+/// ThreadSanitizer's reports as each platform prints them, and the options that must survive any
+/// path a learner clones the course into.
+@Suite("ThreadSanitizer's report formats and options")
+struct SanitizerReportFormatsTests {
+    /// Apple platforms symbolize with `atos`: demangled names and base names. The frame forms are
+    /// those of published reports: swiftlang/swift#61073 (`closure #3 in _urlFromBytes_impl<A, B>(_:baseURL:callback:)
+    /// Parser.swift:74 (spm-tsancheck:x86_64+0x100102a60)`, `<compiler-generated>`) and
+    /// iina/iina#3762 (`PlayerCore.first.unsafeMutableAddressor PlayerCore.swift:16 (IINA:arm64+0x100631e98)`,
+    /// `<null>:95860036`), here with the exercise's names.
+    static let darwinReport = """
+        ==================
+        WARNING: ThreadSanitizer: Swift access race (pid=41452)
+          Modifying access of Swift variable at 0x000100ffe33a by thread T1:
+            #0 closure #1 in AsyncOperation.finish() AsyncOperation.swift:71 (ConcurrencyKataPackageTests:arm64+0x100102a60)
+            #1 partial apply for closure #1 in AsyncOperation.finish() <compiler-generated> (ConcurrencyKataPackageTests:arm64+0x100102deb)
+            #2 __tsan::invoke_and_release_block(void*) <null>:95860036 (libclang_rt.tsan_osx_dynamic.dylib:arm64e+0x7d708)
+
+          Previous read of size 8 at 0x000100ffe33a by main thread:
+            #0 AsyncOperation.isFinished.getter AsyncOperation.swift:40 (ConcurrencyKataPackageTests:arm64+0x1001e4b72)
+            #1 closure #2 in LifecycleTests.finishes() LifecycleTests.swift:88 (ConcurrencyKataPackageTests:arm64+0x10010107c)
+
+        SUMMARY: ThreadSanitizer: Swift access race AsyncOperation.swift:71 in closure #1 in AsyncOperation.finish()
+        ==================
+        """
+
+    static let files = ["Exercises/AsyncOperation/AsyncOperation.swift", "Exercises/AsyncOperation/State.swift"]
+
+    @Test("Apple's form: a base name is matched to the exercise's file, with both accesses and their threads")
+    func darwinBaseNames() throws {
+        let finding = try #require(SanitizerReport.findings(in: Self.darwinReport, exercise: "AsyncOperation", files: Self.files).first)
+        #expect(finding.file == "Exercises/AsyncOperation/AsyncOperation.swift" && finding.line == 71)
+        #expect(finding.accesses.map(\.thread) == ["thread T1", "main thread"])
+        #expect(finding.accesses.map { $0.ownFrames.map(\.line) } == [[71], [40]])
+        #expect(finding.accesses[0].ownFrames[0].function == "closure #1 in AsyncOperation.finish()")
+        #expect(finding.sameBaseName.isEmpty)
+    }
+
+    @Test("Apple's form: a base name that two of the exercise's files share is said to be ambiguous")
+    func ambiguousBaseName() throws {
+        let files = ["Exercises/AsyncOperation/AsyncOperation.swift", "Exercises/AsyncOperation/Old/AsyncOperation.swift"]
+        let finding = try #require(SanitizerReport.findings(in: Self.darwinReport, exercise: "AsyncOperation", files: files).first)
+        #expect(finding.sameBaseName == ["Exercises/AsyncOperation/Old/AsyncOperation.swift"])
+        #expect(RaceReportText.lines(finding, allFrames: false).contains { $0.contains("may also be Exercises/AsyncOperation/Old/AsyncOperation.swift") })
+    }
+
+    @Test("Apple's form: a report whose frames are all outside the exercise is not the learner's")
+    func darwinNotOwn() {
+        #expect(SanitizerReport.findings(in: Self.darwinReport, exercise: "AsyncOperation", files: ["Exercises/AsyncOperation/Other.swift"])
+            .allSatisfy { $0.file == nil })
+    }
+
+    @Test("Linux's form: a whole path with spaces, a comma, a colon and Chinese characters")
+    func linuxAwkwardPath() throws {
+        let report = """
+            WARNING: ThreadSanitizer: data race (pid=9)
+              Write of size 8 at 0x7b0c00000010 by thread T2:
+                #0 $s14AsyncOperationAAC6finishyyF /Users/me/学习/my kata, a:b/Exercises/AsyncOperation/AsyncOperation.swift:71:15 (ConcurrencyKataPackageTests.xctest+0x1) (BuildId: 60c9)
+            """
+        let finding = try #require(SanitizerReport.findings(in: report, exercise: "AsyncOperation").first)
+        #expect(finding.file == "Exercises/AsyncOperation/AsyncOperation.swift" && finding.line == 71)
+    }
+
+    /// Measured on this toolchain (Tests/KataTestSupport/RaceCanary.swift's first form, trimmed).
+    static let linuxCanary = """
+        WARNING: ThreadSanitizer: Swift access race (pid=18345)
+          Modifying access of Swift variable at 0x55d7195d8300 by thread T6:
+            #0 $s15KataTestSupport27kataRaceCanaryInTestProcess33_8B1F4C7AB5F4A2E1A6C9F0D2E3B4C5D6LLyyF /k/Tests/KataTestSupport/RaceCanary.swift (x+0x147203) (BuildId: 60c9)
+        SUMMARY: ThreadSanitizer: Swift access race /k/Tests/KataTestSupport/RaceCanary.swift
+        """
+
+    @Test("The canaries are recognized mangled (Linux) and demangled (Apple platforms), and never counted as the learner's")
+    func canaries() {
+        #expect(SanitizerReport.canaries(in: Self.linuxCanary) == [.testProcess])
+        let darwin = "WARNING: ThreadSanitizer: Swift access race (pid=3)\n    #0 kataRaceCanaryInIsolatedCheck() RaceCanary.swift:45 (x:arm64+0x1)\n"
+        #expect(SanitizerReport.canaries(in: darwin) == [.isolatedCheck])
+        #expect(SanitizerReport.canaries(in: Self.darwinReport).isEmpty)
+        #expect(SanitizerReport.findings(in: Self.linuxCanary + darwin, exercise: "KataTestSupport", files: ["Tests/KataTestSupport/RaceCanary.swift"]).isEmpty)
+    }
+
+    @Test("Apple's form: two accesses inside Mutex.withLock are set aside, one outside is not")
+    func darwinMutex() {
+        func report(_ previous: String) -> String {
+            """
+            WARNING: ThreadSanitizer: Swift access race (pid=5)
+              Modifying access of Swift variable at 0x1 by thread T3:
+                #0 closure #1 in Box.bump() Gate.swift:5 (x:arm64+0x1)
+                #1 Mutex.withLock<A, B>(_:) <compiler-generated> (x:arm64+0x2)
+              Previous write of size 8 at 0x1 by thread T1:
+                #0 \(previous) Gate.swift:9 (x:arm64+0x3)
+                #1 Box.peek() Gate.swift:9 (x:arm64+0x4)
+            """
+        }
+        let files = ["Exercises/Gate/Gate.swift"]
+        #expect(SanitizerReport.findings(in: report("Mutex.withLock<A, B>(_:)"), exercise: "Gate", files: files).isEmpty)
+        #expect(SanitizerReport.findings(in: report("Box.peek()"), exercise: "Gate", files: files).count == 1)
+    }
+
+    /// compiler-rt's `FlagParser` (`sanitizer_flag_parser.cpp`): names end at `=`; a value is
+    /// quoted with `'` or `"`, or ends at a space, `,`, `:`, tab, newline or carriage return.
+    static func parsedLikeCompilerRT(_ options: String) -> [String: String]? {
+        var result: [String: String] = [:]
+        var rest = Substring(options)
+        let separators: Set<Character> = [" ", ",", ":", "\t", "\n", "\r"]
+        while true {
+            rest = rest.drop { separators.contains($0) }
+            guard !rest.isEmpty else { return result }
+            guard let equals = rest.firstIndex(of: "=") else { return nil }
+            let name = String(rest[..<equals])
+            if name.contains(where: separators.contains) { return nil }
+            rest = rest[rest.index(after: equals)...]
+            if let quote = rest.first, quote == "'" || quote == "\"" {
+                let body = rest.dropFirst()
+                guard let end = body.firstIndex(of: quote) else { return nil }
+                result[name] = String(body[..<end])
+                rest = body[body.index(after: end)...]
+            } else {
+                let end = rest.firstIndex(where: separators.contains) ?? rest.endIndex
+                result[name] = String(rest[..<end])
+                rest = rest[end...]
+            }
+        }
+    }
+
+    @Test("The options survive a path with spaces, a comma, a colon, quotes and Chinese characters", arguments: [
+        "/Users/me/学习/my kata/.kata/runs/exercises-tsan/tsan-all/report",
+        "/tmp/a, b:c/Mobile Documents/com~apple~CloudDocs/Swift Course/report",
+        "/tmp/it's here/report",
+        "/tmp/say \"hi\"/report",
+    ])
+    func optionsSurvivePaths(path: String) throws {
+        let options = try #require(SanitizerOptions.value(logPath: path))
+        let parsed = try #require(Self.parsedLikeCompilerRT(options))
+        #expect(parsed == ["log_path": path, "exitcode": "0", "strip_env": "0"])
+    }
+
+    @Test("A path with both kinds of quote cannot be quoted, and says so")
+    func unquotable() {
+        #expect(SanitizerOptions.value(logPath: "/tmp/it's \"here\"/report") == nil)
+    }
+
+    @Test("ThreadSanitizer's start-up complaints are read as such")
+    func startupErrors() {
+        #expect(SanitizedRunVerdict.startupError(in: "==21482==WARNING: Program is run with limited virtual address space\n==21482==ERROR: ThreadSanitizer setrlimit() failed 22")
+            == "ERROR: ThreadSanitizer setrlimit() failed 22")
+        #expect(SanitizedRunVerdict.startupError(in: "ThreadSanitizer: ERROR: expected '=' in TSAN_OPTIONS") != nil)
+        #expect(SanitizedRunVerdict.startupError(in: "◇ Test run started.") == nil)
+    }
+}
