@@ -37,8 +37,9 @@ public struct EventStream: Sendable {
     public private(set) var runs: [String: TestRun] = [:]
     /// Swift Testing began the run: it posts `runStarted` after a `test` record for every
     /// planned test and before any test runs (swift-testing swift-6.2-RELEASE and
-    /// swift-6.3.1-RELEASE, Sources/Testing/Running/Runner.swift). A process that ends without it
-    /// ran no test.
+    /// swift-6.3.1-RELEASE, Sources/Testing/Running/Runner.swift), and each record reaches the
+    /// file at once (EntryPoint.swift writes it with Support/FileHandle.swift's `write`, whose
+    /// `flushAfterward` defaults to true). A process that ends without it ran no test.
     public private(set) var runStarted = false
     public private(set) var runEnded = false
 
