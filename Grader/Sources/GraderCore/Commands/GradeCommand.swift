@@ -7,9 +7,6 @@ struct GradeCommand {
     var rubric: Rubric
     var arguments: Arguments
 
-    /// Why the race check did not run when the learner asked for that.
-    static let noRaceCheckReason = "--no-race-check"
-
     func run() throws -> Int32 {
         var selected = try GraderApp.select(arguments.exercises, from: rubric)
         if let variant = arguments.variant {
@@ -72,7 +69,7 @@ struct GradeCommand {
             if !check.unknown(in: results).isEmpty { beforeRaceCheck(report()) }
             try check.apply(to: &results)
         } else if !arguments.sanitize {
-            for index in results.indices { results[index].record(.notRun(reason: Self.noRaceCheckReason)) }
+            for index in results.indices { results[index].record(.notRun(reason: "--no-race-check")) }
         }
         return report()
     }

@@ -192,13 +192,9 @@ public enum TextReport {
         case .inProgress:
             let title = exercise.firstFailing?.title ?? ""
             lines.append(next + L("in \(exercise.name), make \"\(title)\" pass.", "在 \(exercise.name) 中让“\(title)”通过。"))
-        case .raceCheckNotRun(let reason) where reason == GradeCommand.noRaceCheckReason:
+        case .raceCheckNotRun:
             lines.append(next + L("grade \(exercise.name) without --no-race-check: the race check is its last check.",
                                   "去掉 --no-race-check 再给 \(exercise.name) 评分：竞争检查是它的最后一项检查。"))
-            return lines
-        case .raceCheckNotRun:
-            lines.append(next + L("grade \(exercise.name) again: its race check did not finish. The ThreadSanitizer run's log is in .kata/runs/.",
-                                  "再给 \(exercise.name) 评一次分：它的竞争检查没有正常结束。ThreadSanitizer 运行的日志在 .kata/runs/ 里。"))
             return lines
         case .dataRace(let finding):
             let place = finding.file.map { "\($0):\(finding.line ?? 0)" }

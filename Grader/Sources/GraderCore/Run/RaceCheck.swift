@@ -35,7 +35,6 @@ struct RaceCheck {
     /// memory or from a ThreadSanitizer run of those it has no verdict for.
     func apply(to results: inout [ExerciseResult]) throws {
         var memory = memory()
-        var unfinished: [String: String] = [:]
         let unknown = unknown(in: results)
         if !unknown.isEmpty {
             progress.note("All other checks of \(unknown.joined(separator: ", ")) pass; looking for data races (ThreadSanitizer)…")
@@ -45,37 +44,16 @@ struct RaceCheck {
             let sanitized = try session.grade(unknown.compactMap { rubric.exercise(named: $0) })
             if Interrupt.requested { return }
             for result in sanitized {
-                switch Self.verdict(of: result) {
-                case .race(let finding): memory[key(result.name)] = Verdict(contentID: contentID(of: result.name), race: finding)
-                case .noRace: memory[key(result.name)] = Verdict(contentID: contentID(of: result.name), race: nil)
-                case .notRun(let reason): unfinished[result.name] = reason
-                }
+                var race: SanitizerFinding?
+                if case .dataRace(let finding) = result.status { race = finding }
+                memory[key(result.name)] = Verdict(contentID: contentID(of: result.name), race: race)
             }
             try? FileManager.default.createDirectory(at: layout.stateDirectory, withIntermediateDirectories: true)
             try? JSONEncoder().encode(memory).write(to: memoryFile, options: .atomic)
         }
         for index in results.indices {
-            guard case .lookingForRaces = results[index].status else { continue }
-            if let reason = unfinished[results[index].name] {
-                results[index].record(.notRun(reason: reason))
-            } else if let verdict = memory[key(results[index].name)] {
-                results[index].record(verdict.race.map { .race($0) } ?? .noRace)
-            }
-        }
-    }
-
-    /// What one ThreadSanitizer run of an exercise says: the race it reported; no race when the
-    /// run ended by itself and reported none (a check may fail under the sanitizer's slower
-    /// timing, but every check ran under its watch); and nothing, never remembered, when it did
-    /// not build, crashed, hung, exited early or flooded its output: ThreadSanitizer did not watch
-    /// every check, so its silence proves nothing.
-    static func verdict(of result: ExerciseResult) -> ExerciseResult.RaceVerdict {
-        switch result.status {
-        case .dataRace(let finding): .race(finding)
-        case .complete, .completeOnThisPlatform, .inProgress, .lookingForRaces, .raceCheckNotRun: .noRace
-        case .doesNotCompile, .timedOut, .crashed, .exitedEarly, .outputLimitExceeded:
-            .notRun(reason: L("the ThreadSanitizer run did not finish: \(result.status.word)",
-                              "ThreadSanitizer 的运行没有正常结束：\(result.status.word)"))
+            guard case .lookingForRaces = results[index].status, let verdict = memory[key(results[index].name)] else { continue }
+            results[index].record(verdict.race.map { .race($0) } ?? .noRace)
         }
     }
 
