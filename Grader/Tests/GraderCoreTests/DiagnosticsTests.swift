@@ -24,6 +24,29 @@ struct DiagnosticsTests {
             message: "cannot find 'storage' in scope", exercise: "ThreadSafeDictionary"))
     }
 
+    /// On a Mac, Foundation spells a clone under /tmp as `/tmp/…` while the compiler says
+    /// `/private/tmp/…` (and the same for /var): the error must still be the exercise's, with a
+    /// path inside the clone, on the screen and in JSON, JUnit and Classroom output.
+    @Test("A /private/tmp path from the compiler is inside a root of /tmp, and the other way round")
+    func privatePrefix() {
+        let output = """
+        /private/tmp/kata/Exercises/ThreadSafeDictionary/ThreadSafeDictionary.swift:12:9: error: cannot find 'storage' in scope
+        /var/folders/x/T/kata/Tests/AsyncOperationTests/KVOTests.swift:4:1: error: expected declaration
+        """
+        let names = ["ThreadSafeDictionary", "AsyncOperation"]
+        let fromTmp = CompilerDiagnostics.errors(in: output, exercises: names, root: "/tmp/kata")
+        #expect(fromTmp.first?.file == "Exercises/ThreadSafeDictionary/ThreadSafeDictionary.swift")
+        #expect(fromTmp.first?.exercise == "ThreadSafeDictionary")
+        let fromVar = CompilerDiagnostics.errors(in: output, exercises: names, root: "/private/var/folders/x/T/kata")
+        #expect(fromVar.map(\.file).last == "Tests/AsyncOperationTests/KVOTests.swift")
+        // Only the folders macOS links into /private; a look-alike outside the clone stays whole.
+        #expect(CompilerDiagnostics.errors(in: output, exercises: names, root: "/private/tmpkata").first?.file
+                == "/private/tmp/kata/Exercises/ThreadSafeDictionary/ThreadSafeDictionary.swift")
+        let layout = KataLayout(root: URL(fileURLWithPath: "/tmp/kata"))
+        #expect(layout.relative(URL(fileURLWithPath: "/private/tmp/kata/.kata/runs/all.log")) == ".kata/runs/all.log")
+        #expect(layout.relative(URL(fileURLWithPath: "/private/var/elsewhere/x.log")) == "/private/var/elsewhere/x.log")
+    }
+
     @Test("A ThreadSanitizer report names the first frame in the exercise's own code")
     func sanitizer() {
         let report = """

@@ -4,7 +4,7 @@ import Foundation
 /// A stand-in for the test binary: a shell script that writes a Swift Testing event stream for
 /// a suite of three checks, `basics`, `misbehaves` and `later`, where `misbehaves` does what
 /// `FAKE_SCENARIO` says (exit 0, print forever, crash, a crash as `swift test` reports it on macOS,
-/// or pass). Lets the grader's tests drive the
+/// or pass; `notstarted` fails as `swift test` does before its run starts). Lets the grader's tests drive the
 /// real process handling, rerun and scoring without building anything.
 enum FakeTestBinary {
     static let ids = ["basics": "DemoTests.S/basics()/A.swift:1:1", "misbehaves": "DemoTests.S/misbehaves()/A.swift:2:1", "later": "DemoTests.S/later()/A.swift:3:1"]
@@ -46,6 +46,9 @@ enum FakeTestBinary {
     fi
     declare_test() { rec "{\"kind\":\"test\",\"payload\":{\"id\":\"DemoTests.S/$1()/A.swift:$2:1\",\"kind\":\"function\",\"name\":\"$1()\",\"sourceLocation\":{\"fileID\":\"DemoTests/A.swift\",\"line\":$2}},\"version\":0}"; }
     event() { rec "{\"kind\":\"event\",\"payload\":{\"kind\":\"$1\",\"messages\":[],\"testID\":\"DemoTests.S/$2()/A.swift:$3:1\"},\"version\":0}"; }
+    if [ "$FAKE_SCENARIO" = notstarted ]; then
+      echo "error: could not start swiftpm-testing-helper: No such file or directory"; exit 1
+    fi
     declare_test basics 1; declare_test misbehaves 2; declare_test later 3
     rec '{"kind":"event","payload":{"kind":"runStarted","messages":[]},"version":0}'
     event testStarted basics 1; event testEnded basics 1

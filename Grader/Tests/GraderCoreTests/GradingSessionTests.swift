@@ -54,6 +54,23 @@ struct GradingSessionTests {
         #expect(result.points == 5)
     }
 
+    /// `swift test` exits 1 when it cannot run its test helper (SwiftPM, SwiftTestCommand.swift);
+    /// no test ran, so no learner is told that their code called exit().
+    @Test("A test process that exits before its run started is 'could not grade', with the end of its log, in both languages")
+    func exitBeforeTheRunStartedCannotGrade() throws {
+        for (language, words) in [(Language.english, "The test process (sh) exited with status 1 before its test run started: no check ran, so nothing could be graded"),
+                                  (.simplifiedChinese, "测试进程（sh）在测试运行开始之前就以状态 1 退出了：没有任何检查运行过，所以无法评分")] {
+            let (session, _) = try FakeTestBinary.session(scenario: "notstarted")
+            let error = try #require(throws: GraderError.self) {
+                try Language.$override.withValue(language) { try session.gradeBuilt([FakeTestBinary.exercise]) }
+            }
+            guard case .cannotRun(let text) = error else { Issue.record("not cannotRun: \(error)"); continue }
+            #expect(text.hasPrefix(words), "got: \(text)")
+            #expect(text.hasSuffix("error: could not start swiftpm-testing-helper: No such file or directory"), "the end of the log: \(text)")
+            #expect(!text.contains("exit()"))
+        }
+    }
+
     @Test("A clean run needs no rerun and earns every point")
     func cleanRun() throws {
         let (session, _) = try FakeTestBinary.session(scenario: "pass")

@@ -27,7 +27,7 @@ public enum CompilerDiagnostics {
             let path = location.dropLast(2).joined(separator: ":")
             let message = String(line[range.upperBound...])
             guard seen.insert("\(path):\(lineNumber):\(column):\(message)").inserted else { continue }
-            let relative = path.hasPrefix(root + "/") ? String(path.dropFirst(root.count + 1)) : path
+            let relative = MacPrivatePaths.relative(path, to: root) ?? path
             result.append(CompileError(
                 file: relative, line: lineNumber, column: column, message: message,
                 exercise: exercise(owning: relative, among: exercises)))

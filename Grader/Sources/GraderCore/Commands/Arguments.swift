@@ -97,7 +97,8 @@ public struct Arguments: Equatable, Sendable {
       0  every graded exercise is complete (verify: every check of the course passed)
       1  not every graded exercise is complete (verify: something failed)
       2  grading could not run: bad arguments, no toolchain, a build failure outside the
-         exercises, another grader running (with --no-wait), or Ctrl-C
+         exercises, a test process that ended before its test run started, another grader
+         running (with --no-wait), or Ctrl-C
     """
 
     public init() {}

@@ -35,6 +35,12 @@ public struct TestRun: Equatable, Sendable {
 public struct EventStream: Sendable {
     public private(set) var declared: [DeclaredTest] = []
     public private(set) var runs: [String: TestRun] = [:]
+    /// Swift Testing began the run: it posts `runStarted` after a `test` record for every
+    /// planned test and before any test runs (swift-testing swift-6.2-RELEASE and
+    /// swift-6.3.1-RELEASE, Sources/Testing/Running/Runner.swift), and each record reaches the
+    /// file at once (EntryPoint.swift writes it with Support/FileHandle.swift's `write`, whose
+    /// `flushAfterward` defaults to true). A process that ends without it ran no test.
+    public private(set) var runStarted = false
     public private(set) var runEnded = false
 
     public init() {}
@@ -69,6 +75,7 @@ public struct EventStream: Sendable {
         var part = EventStream()
         part.declared = declared.filter { $0.id.hasPrefix(prefix) }
         part.runs = runs.filter { $0.key.hasPrefix(prefix) }
+        part.runStarted = runStarted
         part.runEnded = runEnded
         return part
     }
@@ -95,6 +102,7 @@ public struct EventStream: Sendable {
     public mutating func merge(_ later: EventStream) {
         for test in later.declared where !declared.contains(where: { $0.id == test.id }) { declared.append(test) }
         for (id, run) in later.runs where runs[id]?.ended != true && run.started { runs[id] = run }
+        runStarted = runStarted || later.runStarted
         runEnded = later.runEnded
     }
 
@@ -111,6 +119,7 @@ public struct EventStream: Sendable {
 
     private mutating func handle(_ payload: [String: Any]) {
         let kind = payload["kind"] as? String
+        if kind == "runStarted" { runStarted = true; return }
         if kind == "runEnded" { runEnded = true; return }
         guard let testID = payload["testID"] as? String else { return }
         // Issues in parameterized cases name the function's id; suites are not graded.

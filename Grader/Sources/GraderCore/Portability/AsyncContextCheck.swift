@@ -32,9 +32,9 @@ struct AsyncContextCheck {
         return entries.filter { $0.hasSuffix(".build") }.sorted().compactMap { folder in
             let list = debugDirectory.appendingPathComponent(folder).appendingPathComponent("sources")
             guard let text = try? String(contentsOf: list, encoding: .utf8) else { return nil }
-            let sources = text.split(separator: "\n").map(String.init).filter { $0.hasSuffix(".swift") && $0.hasPrefix(root.path) }
+            let sources = text.split(separator: "\n").map(String.init).filter { $0.hasSuffix(".swift") && MacPrivatePaths.isInside($0, root.path) }
             let code = sources.compactMap { try? String(contentsOf: URL(fileURLWithPath: $0), encoding: .utf8) }.joined()
-            if let onlyFolders, !sources.contains(where: { path in onlyFolders.contains { path.hasPrefix(root.path + "/" + $0 + "/") } }) { return nil }
+            if let onlyFolders, !sources.contains(where: { path in onlyFolders.contains { (MacPrivatePaths.relative(path, to: root.path) ?? "").hasPrefix($0 + "/") } }) { return nil }
             guard !sources.isEmpty,
                   code.contains("async") || code.contains("await"),
                   code.contains(".wait(") || code.contains(".lock(") || code.contains(".unlock(") || code.contains("pthread_") else { return nil }
@@ -54,9 +54,8 @@ struct AsyncContextCheck {
 
     /// The findings as verify prints them.
     func problems() throws -> [String] {
-        let prefix = root.path + "/"
-        return try findings().map {
-            let place = $0.location.hasPrefix(prefix) ? String($0.location.dropFirst(prefix.count)) : $0.location
+        try findings().map {
+            let place = MacPrivatePaths.relative($0.location, to: root.path) ?? $0.location
             return "\(place): \($0.api) in async code: Apple's SDK marks it unavailable from asynchronous contexts, an error in the Swift 6 language mode on a Mac. Call it from a synchronous function or a dedicated Thread, or use a lock's withLock { }."
         }
     }

@@ -70,6 +70,9 @@ struct SuiteRunner {
             return Date().timeIntervalSince(ended) > Self.lingerSeconds
         }
         let stream = EventStream(contentsOf: streamFile)
+        if !stream.runStarted, termination.endedByItself {
+            throw RunNotStarted.error(termination, command: testCommand ?? mode.testCommand, log: outputFile, layout: layout)
+        }
         var ending = termination
         if case .exited(let code) = termination, code != 0, let signal = Self.signalReportedBySwiftTest(in: outputFile) {
             ending = .signalled(signal)

@@ -45,9 +45,9 @@ public struct KataLayout: Sendable {
         return hintsFile(name)
     }
 
+    /// `url`'s path inside the checkout, or the whole path when it is outside.
     public func relative(_ url: URL) -> String {
         let path = url.standardizedFileURL.path
-        let prefix = root.path.hasSuffix("/") ? root.path : root.path + "/"
-        return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path
+        return MacPrivatePaths.relative(path, to: root.path) ?? path
     }
 }
