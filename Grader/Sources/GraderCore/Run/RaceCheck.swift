@@ -65,8 +65,8 @@ struct RaceCheck {
             } catch {
                 if Interrupt.requested { return }
                 // The ThreadSanitizer build or run could not be started at all: that is no verdict.
-                let reason = L("the ThreadSanitizer build could not run (\(Self.firstLine(of: error)))",
-                               "ThreadSanitizer 版本的构建无法运行（\(Self.firstLine(of: error))）")
+                let reason = L("the ThreadSanitizer build or run could not start (\(Self.firstLine(of: error)))",
+                               "ThreadSanitizer 版本的构建或运行无法开始（\(Self.firstLine(of: error))）")
                 sanitized = unknown.map { name in
                     var result = ExerciseResult(name: name, title: name, status: .lookingForRaces, checks: [], runs: 0, seconds: 0)
                     result.raceVerdict = .couldNotRun(reason: reason)

@@ -17,7 +17,7 @@ enum SanitizedRunVerdict {
         if let race = findings.first(where: { $0.file != nil }) { return .race(race) }
 
         for run in runs {
-            if run.stream.declared.isEmpty {
+            if run.stream.declared.isEmpty || !run.stream.runStarted {
                 if let error = startupError(in: run.outputTail) {
                     return .couldNotRun(reason: L("ThreadSanitizer could not start (\(error))", "ThreadSanitizer 无法启动（\(error)）"))
                 }
