@@ -178,7 +178,7 @@ public enum TextReport {
                           "其他检查都已通过。ThreadSanitizer 正在再运行一遍测试套件，检查数据竞争（最后一项检查）。"))
         case .raceCheckNotRun(let reason):
             return text(L("Every other check passes, but the race check did not run (\(reason)): its points are not earned and the exercise is not complete.",
-                          "其他检查都已通过，但竞争检查没有运行（\(reason)）：拿不到它的分数，练习也不算完成。"))
+                          "其他检查都已通过，但数据竞争检查没有运行（\(reason)）：拿不到它的分数，练习也不算完成。"))
         }
     }
 
@@ -194,7 +194,7 @@ public enum TextReport {
             lines.append(next + L("in \(exercise.name), make \"\(title)\" pass.", "在 \(exercise.name) 中让“\(title)”通过。"))
         case .raceCheckNotRun:
             lines.append(next + L("grade \(exercise.name) without --no-race-check: the race check is its last check.",
-                                  "去掉 --no-race-check 再给 \(exercise.name) 评分：竞争检查是它的最后一项检查。"))
+                                  "去掉 --no-race-check 再给 \(exercise.name) 评分：数据竞争检查是它的最后一项检查。"))
             return lines
         case .dataRace(let finding):
             let place = finding.file.map { "\($0):\(finding.line ?? 0)" }
