@@ -31,7 +31,7 @@ enum FakeTestBinary {
       canaries|childless)
         echo "WARNING: ThreadSanitizer: Swift access race (pid=77)"
         echo "  Modifying access of Swift variable at 0x1 by thread T2:"
-        echo "    #0 kataRaceCanaryInTestProcess() RaceCanary.swift:44 (Tests:arm64+0x10)" ;;
+        echo "    #0 kataRaceCanaryInParentProcess() RaceCanary.swift:44 (Tests:arm64+0x10)" ;;
     esac
     if [ "$FAKE_SANITIZER" = canaries ]; then
       echo "WARNING: ThreadSanitizer: Swift access race (pid=78)"

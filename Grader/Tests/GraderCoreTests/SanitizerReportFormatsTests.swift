@@ -64,19 +64,27 @@ struct SanitizerReportFormatsTests {
         #expect(finding.file == "Exercises/AsyncOperation/AsyncOperation.swift" && finding.line == 71)
     }
 
-    /// Measured on this toolchain (Tests/KataTestSupport/RaceCanary.swift's first form, trimmed).
+    /// Measured on this toolchain, in a clone at `/tmp/学习/my kata, a:b` (trimmed).
     static let linuxCanary = """
-        WARNING: ThreadSanitizer: Swift access race (pid=18345)
+        WARNING: ThreadSanitizer: Swift access race (pid=5028)
           Modifying access of Swift variable at 0x55d7195d8300 by thread T6:
-            #0 $s15KataTestSupport27kataRaceCanaryInTestProcess33_8B1F4C7AB5F4A2E1A6C9F0D2E3B4C5D6LLyyF /k/Tests/KataTestSupport/RaceCanary.swift (x+0x147203) (BuildId: 60c9)
-        SUMMARY: ThreadSanitizer: Swift access race /k/Tests/KataTestSupport/RaceCanary.swift
+            #0 $s15KataTestSupport29kataRaceCanaryInIsolatedCheck33_E02C3DA974213164DFB6DD4DFB295B4BLLyyF /tmp/学习/my kata, a:b/Tests/KataTestSupport/RaceCanary.swift (ConcurrencyKataPackageTests.xctest+0x5bbc47) (BuildId: b46c9dcd918394450402297b6e9334be2cb53675)
+        SUMMARY: ThreadSanitizer: Swift access race /tmp/学习/my kata, a:b/Tests/KataTestSupport/RaceCanary.swift in $s15KataTestSupport29kataRaceCanaryInIsolatedCheck33_E02C3DA974213164DFB6DD4DFB295B4BLLyyF
+        """
+
+    /// The same, where the name held a word of the module's name: mangling abbreviated it, so it
+    /// is not recognized, and the race check says it could not run rather than pass (measured).
+    static let abbreviatedCanary = """
+        WARNING: ThreadSanitizer: Swift access race (pid=4952)
+            #0 $s15KataTestSupport016kataRaceCanaryInB7Process33_E02C3DA974213164DFB6DD4DFB295B4BLLyyF /k/Tests/KataTestSupport/RaceCanary.swift:41:85 (x+0x5b8d9b)
         """
 
     @Test("The canaries are recognized mangled (Linux) and demangled (Apple platforms), and never counted as the learner's")
     func canaries() {
-        #expect(SanitizerReport.canaries(in: Self.linuxCanary) == [.testProcess])
-        let darwin = "WARNING: ThreadSanitizer: Swift access race (pid=3)\n    #0 kataRaceCanaryInIsolatedCheck() RaceCanary.swift:45 (x:arm64+0x1)\n"
-        #expect(SanitizerReport.canaries(in: darwin) == [.isolatedCheck])
+        #expect(SanitizerReport.canaries(in: Self.linuxCanary) == [.isolatedCheck])
+        #expect(SanitizerReport.canaries(in: Self.abbreviatedCanary).isEmpty)
+        let darwin = "WARNING: ThreadSanitizer: Swift access race (pid=3)\n    #0 kataRaceCanaryInParentProcess() RaceCanary.swift:45 (x:arm64+0x1)\n"
+        #expect(SanitizerReport.canaries(in: darwin) == [.testProcess])
         #expect(SanitizerReport.canaries(in: Self.darwinReport).isEmpty)
         #expect(SanitizerReport.findings(in: Self.linuxCanary + darwin, exercise: "KataTestSupport", files: ["Tests/KataTestSupport/RaceCanary.swift"]).isEmpty)
     }

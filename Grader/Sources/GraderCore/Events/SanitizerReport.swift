@@ -186,10 +186,14 @@ public enum RaceCanaryKind: String, CaseIterable, Sendable {
     case isolatedCheck
 
     /// The function name that racing code runs in (`Tests/KataTestSupport/RaceCanary.swift`), found
-    /// mangled (Linux) and demangled (Apple platforms) alike.
+    /// mangled (Linux) and demangled (Apple platforms) alike. Swift's mangling replaces a word
+    /// that appeared before in the symbol with a back-reference (measured here:
+    /// `kataRaceCanaryInTestProcess` in module KataTestSupport mangles as `…kataRaceCanaryInB7Process…`),
+    /// so no word of the module's name (Kata, Test, Support) may appear capitalized in these
+    /// names, and none twice.
     var marker: String {
         switch self {
-        case .testProcess: "kataRaceCanaryInTestProcess"
+        case .testProcess: "kataRaceCanaryInParentProcess"
         case .isolatedCheck: "kataRaceCanaryInIsolatedCheck"
         }
     }
