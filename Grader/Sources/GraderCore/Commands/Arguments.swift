@@ -42,6 +42,9 @@ public struct Arguments: Equatable, Sendable {
     public var variant: String?
     /// `translations --stamp FILE`: mark a translation as made from its English text as it is now.
     public var stamp: String?
+    /// `translations --add-messages`: add an empty entry to the message catalog for each suite
+    /// message it lacks, and remove the entries no suite says any more.
+    public var addMessages = false
     /// `reset --yes`: no question asked.
     public var yes = false
     /// `--verbose`: every exercise's detail, not only the one in focus.
@@ -132,6 +135,7 @@ public struct Arguments: Equatable, Sendable {
             case "--classroom": arguments.classroomFile = try value(word)
             case "--svg": arguments.svgFile = try value(word)
             case "--stamp": arguments.stamp = try value(word)
+            case "--add-messages": arguments.addMessages = true
             case "--variant": arguments.variant = try value(word)
             case "--lang":
                 let name = try value(word)
