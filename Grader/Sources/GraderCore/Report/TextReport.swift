@@ -1,8 +1,8 @@
 import Foundation
 
 /// The screen a learner reads after every run: one line per exercise, where the course stands,
-/// and the detail (the first failing check, its message, the next step) for the exercise in focus
-/// only, so that the answer to "where am I, and what do I do next?" fits one terminal page.
+/// and the detail (every failing check, the first with its message, the next step) for the
+/// exercise in focus only, so that the answer to "where am I, and what do I do next?" fits one terminal page.
 public enum TextReport {
     /// The table, the course's progress, the focus's detail, the score and the next step. With
     /// `raceCheckPending`, the table and a line that says the race check is running (the rest
@@ -156,9 +156,13 @@ public enum TextReport {
             return text(L("Output limit exceeded in \(running.map { "\"\($0)\"" } ?? "the suite"): more than \(limit) MB were printed; it was stopped. Look for a print in a loop.",
                           "\(running.map { "“\($0)”" } ?? "测试套件")的输出超过了 \(limit) MB，已被停止。找找循环里的 print。"))
         case .inProgress:
-            guard let failing = exercise.firstFailing else { return [] }
-            return TextLayout.hanging(prefix + "✘ " + failing.title, prefix + "  ", width: screen.width)
-                + TextLayout.indented(failing.message ?? "", prefix: prefix + "  ", width: screen.width).map { style.dim($0) }
+            // Every failing check, one line each, the first (the next to work on) with its whole
+            // message. The race check is left out: it runs only once every other check passes.
+            let failing = exercise.checks.filter { !$0.passed && $0.test != Rubric.raceCheckTest }
+            guard let first = failing.first else { return [] }
+            return TextLayout.hanging(prefix + "✘ " + first.title, prefix + "  ", width: screen.width)
+                + TextLayout.indented(first.message ?? "", prefix: prefix + "  ", width: screen.width).map { style.dim($0) }
+                + failing.dropFirst().flatMap { TextLayout.hanging(prefix + "✘ " + $0.title, prefix + "  ", width: screen.width) }
         case .doesNotCompile(let error):
             return text("\(error.file):\(error.line): error: \(error.message)")
         case .timedOut(let running, let seconds):
@@ -170,15 +174,16 @@ public enum TextReport {
                 ? L("The suite exited before it finished in \(place): \(Scoring.crashExplanation(signal)).", "测试套件在\(place)中途退出：\(Scoring.crashExplanation(signal))。")
                 : L("Crashed with signal \(signal) in \(place): \(Scoring.crashExplanation(signal)).", "\(place)中崩溃（信号 \(signal)）：\(Scoring.crashExplanation(signal))。"))
         case .dataRace(let finding):
-            let place = finding.file.map { " at \($0):\(finding.line ?? 0)" } ?? ""
-            return text(L("ThreadSanitizer: \(finding.summary)\(place): two threads touch that state at once, at least one writing, without protection.",
-                          "ThreadSanitizer：\(finding.summary)\(place)：两个线程同时访问这份状态，至少一个在写，而且没有保护。"))
+            let english = finding.file.map { " at \($0):\(finding.line ?? 0)" } ?? ""
+            let chinese = finding.file.map { "（\($0):\(finding.line ?? 0)）" } ?? ""
+            return text(L("ThreadSanitizer: \(finding.summary)\(english): two threads touch that state at once, at least one writing, without protection.",
+                          "ThreadSanitizer：\(finding.summary)\(chinese)：两个线程同时访问这份状态，至少一个在写，而且没有保护。"))
         case .lookingForRaces:
             return text(L("Every other check passes. ThreadSanitizer is running the suite once more to look for data races (the last check).",
                           "其他检查都已通过。ThreadSanitizer 正在再运行一遍测试套件，检查数据竞争（最后一项检查）。"))
         case .raceCheckNotRun(let reason):
             return text(L("Every other check passes, but the race check did not run (\(reason)): its points are not earned and the exercise is not complete.",
-                          "其他检查都已通过，但竞争检查没有运行（\(reason)）：拿不到它的分数，练习也不算完成。"))
+                          "其他检查都已通过，但数据竞争检查没有运行（\(reason)）：拿不到它的分数，练习也不算完成。"))
         }
     }
 
@@ -194,7 +199,7 @@ public enum TextReport {
             lines.append(next + L("in \(exercise.name), make \"\(title)\" pass.", "在 \(exercise.name) 中让“\(title)”通过。"))
         case .raceCheckNotRun:
             lines.append(next + L("grade \(exercise.name) without --no-race-check: the race check is its last check.",
-                                  "去掉 --no-race-check 再给 \(exercise.name) 评分：竞争检查是它的最后一项检查。"))
+                                  "去掉 --no-race-check 再给 \(exercise.name) 评分：数据竞争检查是它的最后一项检查。"))
             return lines
         case .dataRace(let finding):
             let place = finding.file.map { "\($0):\(finding.line ?? 0)" }

@@ -37,7 +37,8 @@ struct RaceCheck {
         var memory = memory()
         let unknown = unknown(in: results)
         if !unknown.isEmpty {
-            progress.note("All other checks of \(unknown.joined(separator: ", ")) pass; looking for data races (ThreadSanitizer)…")
+            progress.note(L("All other checks of \(unknown.joined(separator: ", ")) pass; looking for data races (ThreadSanitizer)…",
+                            "\(unknown.joined(separator: "、")) 的其他检查都已通过，正在用 ThreadSanitizer 检查数据竞争…"))
             let session = GradingSession(
                 layout: layout, rubric: rubric,
                 mode: BuildMode(solutions: mode.solutions, sanitize: true, variant: mode.variant), progress: progress)

@@ -72,7 +72,7 @@ public enum ExerciseStatus: Equatable, Sendable {
         case "crashed": L("crashed", "崩溃")
         case "data_race": L("data race", "数据竞争")
         case "looking_for_races": L("looking for data races…", "正在检查数据竞争…")
-        case "race_check_not_run": L("race check not run", "未做竞争检查")
+        case "race_check_not_run": L("race check not run", "未做数据竞争检查")
         case "complete_on_linux": L("complete on Linux", "在 Linux 上已完成")
         case "complete_on_macos": L("complete on macOS", "在 macOS 上已完成")
         default: keyword.replacingOccurrences(of: "_", with: " ")

@@ -13,28 +13,29 @@ struct MessageTemplate: Equatable, Sendable {
 }
 
 enum MessageTemplates {
-    /// The folders whose sentences reach a learner: every suite, its model, and the support they share
-    /// (not the self-tests, which no learner runs).
+    /// The folders whose sentences reach a learner, from the checkout's root: every suite, its
+    /// model, and the support they share (not the self-tests, which no learner runs); and the
+    /// benchmarks, whose descriptions `grader bench` shows.
     static func folders(layout: KataLayout) -> [String] {
-        let tests = layout.root.appendingPathComponent("Tests")
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: tests.path)) ?? []
-        return names.filter { name in
+        func children(_ path: String) -> [String] {
+            ((try? FileManager.default.contentsOfDirectory(atPath: layout.root.appendingPathComponent(path).path)) ?? []).sorted()
+        }
+        let tests = children("Tests").filter { name in
             !name.hasSuffix("SelfTests") && name != "KataTestSupportTests"
                 && (name.hasSuffix("Tests") || name.hasSuffix("Model") || name == "KataTestSupport")
-        }.sorted()
+        }.map { "Tests/\($0)" }
+        return tests + ["Benchmarks/DictionaryBench"] + children("Benchmarks/Executables").map { "Benchmarks/Executables/\($0)" }
     }
 
     /// Each folder's templates, in file and source order, each once per folder.
     static func byFolder(layout: KataLayout) -> [(folder: String, templates: [MessageTemplate])] {
         folders(layout: layout).map { folder in
-            let directory = layout.root.appendingPathComponent("Tests/\(folder)")
-            let files = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter { $0.hasSuffix(".swift") }.sorted()
             var seen = Set<String>()
             var templates: [MessageTemplate] = []
-            for file in files {
-                guard let text = try? String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8) else { continue }
+            for file in FileTree.relativePaths(under: layout.root.appendingPathComponent(folder), where: { relative, _ in relative.hasSuffix(".swift") }).sorted() {
+                guard let text = try? String(contentsOf: layout.root.appendingPathComponent("\(folder)/\(file)"), encoding: .utf8) else { continue }
                 for (template, line) in Self.templates(inSwift: text) where seen.insert(template).inserted {
-                    templates.append(MessageTemplate(text: template, place: "Tests/\(folder)/\(file):\(line)"))
+                    templates.append(MessageTemplate(text: template, place: "\(folder)/\(file):\(line)"))
                 }
             }
             return (folder, templates)

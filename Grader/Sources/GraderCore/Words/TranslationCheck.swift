@@ -187,12 +187,12 @@ extension TranslationCheck {
             }
             let current = Set(templates.map(\.text))
             for pair in catalog.entries.first(where: { $0.folder == folder })?.pairs ?? [] where !current.contains(pair.english) {
-                problems.append("\(file), \"\(folder)\": \(Self.quoted(pair.english)) is no longer said by Tests/\(folder) (its English changed or it is gone): remove this entry, and translate the new English if it changed")
+                problems.append("\(file), \"\(folder)\": \(Self.quoted(pair.english)) is no longer said by \(folder) (its English changed or it is gone): remove this entry, and translate the new English if it changed")
             }
         }
         let folders = Set(said.map(\.folder))
         for folder in catalog.entries.map(\.folder) where !folders.contains(folder) {
-            problems.append("\(file): \"\(folder)\" is not a folder of Tests/ any more: remove its entries")
+            problems.append("\(file): \"\(folder)\" is not a folder with messages any more: remove its entries")
         }
         return problems
     }
