@@ -49,9 +49,16 @@ enum MessageTemplates {
     }
 
     /// Two words in a row, outside placeholders: a sentence, not a key, a label or a code.
+    /// Also a word beside a value (`returned {1}`, `{1} keys`): an outcome or a count in words.
     static func isSentence(_ template: String) -> Bool {
         let words = placeholderFree(template)
-        return words.range(of: "[A-Za-z]{2,}[ ]+[A-Za-z(]", options: .regularExpression) != nil
+        if words.range(of: "[A-Za-z]{2,}[ ]+[A-Za-z(]", options: .regularExpression) != nil { return true }
+        if template.range(of: "^[a-z]{4,} \\.?\\{[0-9]+\\}", options: .regularExpression) != nil { return true }
+        return template.range(of: "\\{[0-9]+\\}[ %]+[a-z]{3,}", options: .regularExpression) != nil
+    }
+
+    static func placeholderCount(_ template: String) -> Int {
+        template.components(separatedBy: "{").dropFirst().filter { $0.range(of: "^[0-9]+\\}", options: .regularExpression) != nil }.count
     }
 
     static func placeholderFree(_ template: String) -> String {
@@ -111,7 +118,7 @@ private struct LiteralLexer {
             } else if characters[index] == "\"" || (characters[index] == "#" && rawQuoteFollows()) {
                 let title = precededByTitleAttribute()
                 let startLine = line
-                if let text = literal() { found.append(Literal(text: text, line: startLine, isTitle: title)) }
+                if let text = literal() { found.append(Literal(text: concatenated(to: text), line: startLine, isTitle: title)) }
             } else if characters[index] == "(" {
                 depth += 1
                 advance()
@@ -123,6 +130,33 @@ private struct LiteralLexer {
                 advance()
             }
         }
+    }
+
+    /// `text` with the literals joined to it by `+` (a message written over several lines).
+    mutating func concatenated(to text: String) -> String {
+        var text = text
+        while true {
+            let (savedIndex, savedLine) = (index, line)
+            while index < characters.count, characters[index].isWhitespace { advance() }
+            guard index < characters.count, characters[index] == "+" else { (index, line) = (savedIndex, savedLine); return text }
+            advance()
+            while index < characters.count, characters[index].isWhitespace { advance() }
+            guard index < characters.count, characters[index] == "\"", let next = literal() else { (index, line) = (savedIndex, savedLine); return text }
+            text += Self.renumbered(next, after: MessageTemplates.placeholderCount(text))
+        }
+    }
+
+    /// `{1}` → `{n + 1}`, …
+    static func renumbered(_ text: String, after count: Int) -> String {
+        guard count > 0 else { return text }
+        var result = ""
+        var rest = Substring(text)
+        while let range = rest.range(of: "\\{[0-9]+\\}", options: .regularExpression) {
+            result += rest[..<range.lowerBound]
+            result += "{\((Int(rest[range].dropFirst().dropLast()) ?? 0) + count)}"
+            rest = rest[range.upperBound...]
+        }
+        return result + rest
     }
 
     func rawQuoteFollows() -> Bool {
