@@ -54,7 +54,11 @@ struct MessageCatalogTests {
         let message = "take() waited 503 ms and returned 59, although the element was put 2 ms after the take began"
         #expect(Self.catalog.translate(message) == "take() 等了 503 毫秒并且返回了 59，尽管元素在 take 开始后 2 毫秒就放入了")
         #expect(Self.catalog.translate("Ping-pong went wrong: a: b; c.") == "来回传递出错：a: b; c。", "a value keeps its punctuation")
+        #expect(Self.catalog.translate("Ping-pong went wrong: x. Ping-pong went wrong: y.") == "来回传递出错：x。来回传递出错：y。",
+                "sentences a helper joined, each translated")
         #expect(Self.catalog.translate("Something no suite says.") == "Something no suite says.", "unknown: English")
+        #expect(Self.catalog.translate("Ping-pong went wrong: x. Something no suite says.") == "Ping-pong went wrong: x. Something no suite says.",
+                "all or nothing: no half-translated message")
         #expect(Self.catalog.translate("a label with two words") == "a label with two words", "= keeps it as it is")
         #expect(Self.catalog.translate("Expectation failed: (x → 1) == 2") == "期望不成立：(x → 1) == 2", "Swift Testing's own words")
     }

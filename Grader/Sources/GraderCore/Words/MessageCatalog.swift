@@ -29,13 +29,12 @@ public struct MessageCatalog: Sendable {
         compiled = templates.sorted { $0.literalLength > $1.literalLength }
     }
 
-    /// Swift Testing's own words around a failed expectation (swift-testing `Expectation` and
-    /// `Issue.Kind` descriptions).
+    /// Swift Testing's own words before an issue's details, as its event stream says them
+    /// ("Expectation failed: (x → 1) == 2", "Time limit was exceeded: 60.000 seconds").
     static let swiftTestingTemplates: [(String, String)] = [
         ("Expectation failed: {1}", "期望不成立：{1}"),
         ("Caught error: {1}", "捕获到错误：{1}"),
         ("Time limit was exceeded: {1}", "超出了时间限制：{1}"),
-        ("Exit test exited with {1}", "退出测试以 {1} 结束"),
     ]
 
     // MARK: The catalog of this run
@@ -68,16 +67,40 @@ public struct MessageCatalog: Sendable {
 
     private func translate(_ text: String, depth: Int) -> String? {
         guard depth < 4, !text.isEmpty else { return nil }
+        if let whole = translateWhole(text, depth: depth) { return whole }
+        // Sentences a helper joined (a deadline's report, then the hint it was given): a first part
+        // that a template matches whole, then the rest in the same way.
+        var boundary = text.endIndex
+        while let range = text.range(of: ". ", options: .backwards, range: text.startIndex..<boundary) {
+            if let first = translateWhole(String(text[...range.lowerBound]), depth: depth),
+               let rest = translate(String(text[range.upperBound...]), depth: depth) {
+                return first + rest
+            }
+            boundary = range.lowerBound
+        }
+        return nil
+    }
+
+    private func translateWhole(_ text: String, depth: Int) -> String? {
         for template in compiled {
             guard let values = template.match(text) else { continue }
             if template.chinese == Self.keptAsIs { return text }
+            let shown = values.map { translate($0, depth: depth + 1) }
+            // A value that holds an English sentence the catalog cannot translate means the template
+            // matched too much ("{1}." swallowing a sentence joined after it): not this one.
+            if zip(values, shown).contains(where: { $1 == nil && Self.holdsSentenceBoundary($0) }) { continue }
             var result = template.chinese
             for (number, value) in values.enumerated().reversed() {
-                result = result.replacingOccurrences(of: "{\(number + 1)}", with: translate(value, depth: depth + 1) ?? value)
+                result = result.replacingOccurrences(of: "{\(number + 1)}", with: shown[number] ?? value)
             }
             return result
         }
         return nil
+    }
+
+    /// ". T": where one sentence ends and another begins.
+    static func holdsSentenceBoundary(_ value: String) -> Bool {
+        value.range(of: "[.!?] [A-Z][a-z]", options: .regularExpression) != nil
     }
 
     // MARK: The file

@@ -27,7 +27,8 @@ enum MessageTemplates {
         return tests + ["Benchmarks/DictionaryBench"] + children("Benchmarks/Executables").map { "Benchmarks/Executables/\($0)" }
     }
 
-    /// Each folder's templates, in file and source order, each once per folder.
+    /// Each folder's templates, in file and source order, each once per folder; folders that say
+    /// nothing are left out.
     static func byFolder(layout: KataLayout) -> [(folder: String, templates: [MessageTemplate])] {
         folders(layout: layout).map { folder in
             var seen = Set<String>()
@@ -39,7 +40,7 @@ enum MessageTemplates {
                 }
             }
             return (folder, templates)
-        }
+        }.filter { !$0.templates.isEmpty }
     }
 
     /// The sentences of one Swift file, with their line numbers.

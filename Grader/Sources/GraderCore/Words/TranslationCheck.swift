@@ -4,7 +4,8 @@ import Foundation
 /// that a change to one language fails verify until the other follows: every exercise and check
 /// has a Chinese title translated from its current English one, and every learner document has a
 /// Chinese twin with the same headings, the same code (comments may be translated) and the same
-/// links, made from the English text as it is now.
+/// links, made from the English text as it is now; and every message a suite can show has a Chinese
+/// template in `Grader/messages.zh-Hans.json` (see `MessageCatalog`).
 struct TranslationCheck {
     var layout: KataLayout
     var rubric: Rubric
