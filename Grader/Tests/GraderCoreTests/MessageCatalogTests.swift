@@ -46,6 +46,10 @@ struct MessageCatalogTests {
             (english: "returned {1}", chinese: "返回了 {1}"),
             (english: "Ping-pong went wrong: {1}.", chinese: "来回传递出错：{1}。"),
             (english: "a label with two words", chinese: MessageCatalog.keptAsIs),
+            (english: "At tick {1}, the lock was {2}, but {3}.", chinese: "在第 {1} 个时钟周期，锁是 {2}，但 {3}。"),
+            (english: "{1} holds no lock", chinese: "{1} 没有持有锁"),
+            (english: " Also wrong then: {1}.", chinese: " 那时错的还有：{1}。"),
+            (english: "{1} at {2} instead of {3}", chinese: "{1} 的优先级是 {2}，而不是 {3}"),
         ]),
     ])
 
@@ -56,6 +60,9 @@ struct MessageCatalogTests {
         #expect(Self.catalog.translate("Ping-pong went wrong: a: b; c.") == "来回传递出错：a: b; c。", "a value keeps its punctuation")
         #expect(Self.catalog.translate("Ping-pong went wrong: x. Ping-pong went wrong: y.") == "来回传递出错：x。来回传递出错：y。",
                 "sentences a helper joined, each translated")
+        #expect(Self.catalog.translate("At tick 3, the lock was free, but Meteo holds no lock. Also wrong then: Bus at 0 instead of 9.")
+                == "在第 3 个时钟周期，锁是 free，但 Meteo 没有持有锁。那时错的还有：Bus 的优先级是 0，而不是 9。",
+                "a part joined with its leading space; the reading that leaves the least English wins")
         #expect(Self.catalog.translate("Something no suite says.") == "Something no suite says.", "unknown: English")
         #expect(Self.catalog.translate("Ping-pong went wrong: x. Something no suite says.") == "Ping-pong went wrong: x. Something no suite says.",
                 "all or nothing: no half-translated message")

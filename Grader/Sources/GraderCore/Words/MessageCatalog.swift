@@ -22,7 +22,11 @@ public struct MessageCatalog: Sendable {
         self.entries = entries
         var templates: [CompiledTemplate] = Self.swiftTestingTemplates.map { CompiledTemplate($0.0, $0.1) }
         for folder in entries {
-            for pair in folder.pairs where !pair.chinese.isEmpty { templates.append(CompiledTemplate(pair.english, pair.chinese)) }
+            for pair in folder.pairs where !pair.chinese.isEmpty {
+                // Matched without their surrounding spaces, which `render` keeps from the message.
+                let chinese = pair.chinese == Self.keptAsIs ? pair.chinese : pair.chinese.trimmingCharacters(in: .whitespacesAndNewlines)
+                templates.append(CompiledTemplate(pair.english.trimmingCharacters(in: .whitespacesAndNewlines), chinese))
+            }
         }
         // The most specific first: more literal text wins over a template that matches by its
         // placeholders ("{1} and {2}").
@@ -59,43 +63,68 @@ public struct MessageCatalog: Sendable {
 
     // MARK: Translating
 
-    /// `message` in Chinese if a template matches it whole, values kept (and translated when
-    /// they are sentences of the catalog themselves); else `message`.
+    /// `message` in Chinese if templates match it whole, values kept (and translated when they
+    /// are sentences of the catalog themselves); else `message`.
     public func translate(_ message: String) -> String {
-        translate(message, depth: 0) ?? message
+        render(message, depth: 0)?.text ?? message
     }
 
-    private func translate(_ text: String, depth: Int) -> String? {
-        guard depth < 4, !text.isEmpty else { return nil }
-        if let whole = translateWhole(text, depth: depth) { return whole }
-        // Sentences a helper joined (a deadline's report, then the hint it was given): a first part
-        // that a template matches whole, then the rest in the same way.
-        var boundary = text.endIndex
-        while let range = text.range(of: ". ", options: .backwards, range: text.startIndex..<boundary) {
-            if let first = translateWhole(String(text[...range.lowerBound]), depth: depth),
-               let rest = translate(String(text[range.upperBound...]), depth: depth) {
-                return first + rest
+    /// A translation, and how much English it leaves (letters of the values it could not translate).
+    private struct Rendering {
+        var text: String
+        var english: Int
+    }
+
+    /// The translation that leaves the least English: one template matching the whole text, or a
+    /// first sentence that a template matches whole followed by the rest rendered the same way
+    /// (sentences a helper joined: a deadline's report, then its hint). Surrounding spaces are kept
+    /// (a part that was joined to another: " Also wrong then: …").
+    private func render(_ text: String, depth: Int) -> Rendering? {
+        let core = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard depth < 4, !core.isEmpty, let range = text.range(of: core) else { return nil }
+        var best = renderWhole(core, depth: depth)
+        var boundary = core.endIndex
+        while let stop = core.range(of: ". ", options: .backwards, range: core.startIndex..<boundary) {
+            if let first = renderWhole(String(core[...stop.lowerBound]), depth: depth),
+               let rest = render(String(core[stop.upperBound...]), depth: depth),
+               first.english + rest.english < best?.english ?? Int.max {
+                best = Rendering(text: first.text + rest.text, english: first.english + rest.english)
             }
-            boundary = range.lowerBound
+            boundary = stop.lowerBound
         }
-        return nil
+        // The spaces around are kept where the translation begins or ends in Latin text, not next
+        // to Chinese, which needs none (" with other outcomes" → "，而且结果不同").
+        return best.map { rendering in
+            let before = rendering.text.first?.isASCII == true ? String(text[..<range.lowerBound]) : ""
+            let after = rendering.text.last?.isASCII == true ? String(text[range.upperBound...]) : ""
+            return Rendering(text: before + rendering.text + after, english: rendering.english)
+        }
     }
 
-    private func translateWhole(_ text: String, depth: Int) -> String? {
+    private func renderWhole(_ text: String, depth: Int) -> Rendering? {
+        var best: Rendering?
         for template in compiled {
             guard let values = template.match(text) else { continue }
-            if template.chinese == Self.keptAsIs { return text }
-            let shown = values.map { translate($0, depth: depth + 1) }
+            if template.chinese == Self.keptAsIs { return Rendering(text: text, english: 0) }
+            let shown = values.map { render($0, depth: depth + 1) }
             // A value that holds an English sentence the catalog cannot translate means the template
             // matched too much ("{1}." swallowing a sentence joined after it): not this one.
             if zip(values, shown).contains(where: { $1 == nil && Self.holdsSentenceBoundary($0) }) { continue }
+            let english = zip(values, shown).reduce(0) { $0 + ($1.1?.english ?? Self.englishLetters($1.0)) }
+            guard english < best?.english ?? Int.max else { continue }
             var result = template.chinese
             for (number, value) in values.enumerated().reversed() {
-                result = result.replacingOccurrences(of: "{\(number + 1)}", with: shown[number] ?? value)
+                result = result.replacingOccurrences(of: "{\(number + 1)}", with: shown[number]?.text ?? value)
             }
-            return result
+            best = Rendering(text: result, english: english)
+            if english == 0 { break }
         }
-        return nil
+        return best
+    }
+
+    /// Letters of English words (two letters or more) in a value left as it is.
+    static func englishLetters(_ value: String) -> Int {
+        value.split { !($0.isASCII && $0.isLetter) }.filter { $0.count >= 2 }.reduce(0) { $0 + $1.count }
     }
 
     /// ". T": where one sentence ends and another begins.
