@@ -63,6 +63,9 @@ struct MessageCatalogTests {
         #expect(Self.catalog.translate("At tick 3, the lock was free, but Meteo holds no lock. Also wrong then: Bus at 0 instead of 9.")
                 == "在第 3 个时钟周期，锁是 free，但 Meteo 没有持有锁。那时错的还有：Bus 的优先级是 0，而不是 9。",
                 "a part joined with its leading space; the reading that leaves the least English wins")
+        #expect(Self.catalog.translate(" Also wrong then: Bus at 0 instead of 9, Meteo at 1 instead of 2 and Comms at 0 instead of 5.")
+                == "那时错的还有：Bus 的优先级是 0，而不是 9、Meteo 的优先级是 1，而不是 2 和 Comms 的优先级是 0，而不是 5。",
+                "a list joined in English, each item translated; no space before Chinese")
         #expect(Self.catalog.translate("Something no suite says.") == "Something no suite says.", "unknown: English")
         #expect(Self.catalog.translate("Ping-pong went wrong: x. Something no suite says.") == "Ping-pong went wrong: x. Something no suite says.",
                 "all or nothing: no half-translated message")

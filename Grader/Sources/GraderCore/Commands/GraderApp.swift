@@ -5,6 +5,10 @@ public enum GraderApp {
     public static func main(_ words: [String]) -> Int32 {
         // The environment's language first, so that a mistake on the command line is explained in it.
         Language.current = .fromEnvironment()
+        // And `--lang`, read before the rest, so that a mistake elsewhere on the line is explained in it.
+        if let index = words.firstIndex(of: "--lang"), index + 1 < words.count, let language = Language.named(words[index + 1]) {
+            Language.current = language
+        }
         let arguments: Arguments
         do { arguments = try Arguments.parse(words) } catch {
             printError("grader: \(error)\n" + L("Run `swift run grader --help` for usage.", "用法见 `swift run grader --help`。"))

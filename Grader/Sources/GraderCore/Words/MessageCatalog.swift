@@ -92,6 +92,7 @@ public struct MessageCatalog: Sendable {
             }
             boundary = stop.lowerBound
         }
+        if let list = renderList(core, depth: depth), list.english < best?.english ?? Int.max { best = list }
         // The spaces around are kept where the translation begins or ends in Latin text, not next
         // to Chinese, which needs none (" with other outcomes" → "，而且结果不同").
         return best.map { rendering in
@@ -99,6 +100,17 @@ public struct MessageCatalog: Sendable {
             let after = rendering.text.last?.isASCII == true ? String(text[range.upperBound...]) : ""
             return Rendering(text: before + rendering.text + after, english: rendering.english)
         }
+    }
+
+    /// "A, B and C" (a list a suite joined in English), each item a sentence of the catalog:
+    /// "A、B 和 C".
+    private func renderList(_ text: String, depth: Int) -> Rendering? {
+        guard let and = text.range(of: " and ", options: .backwards) else { return nil }
+        let items = text[..<and.lowerBound].components(separatedBy: ", ") + [String(text[and.upperBound...])]
+        let rendered = items.compactMap { renderWhole($0, depth: depth + 1) }
+        guard rendered.count == items.count, let last = rendered.last else { return nil }
+        return Rendering(text: rendered.dropLast().map(\.text).joined(separator: "、") + " 和 " + last.text,
+                         english: rendered.reduce(0) { $0 + $1.english })
     }
 
     private func renderWhole(_ text: String, depth: Int) -> Rendering? {
