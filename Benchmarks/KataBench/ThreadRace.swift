@@ -4,32 +4,47 @@ import Foundation
 /// the last thread's return: the wall time of the work alone, without thread start-up.
 public enum ThreadRace {
     public static func seconds(threads: Int, _ body: @escaping @Sendable (_ thread: Int) -> Void) -> Double {
-        let gate = NSCondition()
-        nonisolated(unsafe) var ready = 0
-        nonisolated(unsafe) var released = false
+        let gate = ReleaseGate()
         let done = DispatchGroup()
         for thread in 0..<threads {
             done.enter()
             let worker = Thread {
-                gate.lock()
-                ready += 1
-                gate.broadcast()
-                while !released { gate.wait() }
-                gate.unlock()
+                gate.arriveAndWait()
                 body(thread)
                 done.leave()
             }
             worker.stackSize = 1 << 20
             worker.start()
         }
-        gate.lock()
-        while ready < threads { gate.wait() }
-        released = true
+        gate.release(afterArrivals: threads)
         let start = DispatchTime.now().uptimeNanoseconds
-        gate.broadcast()
-        gate.unlock()
         done.wait()
         return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    }
+}
+
+/// Threads that arrive and wait, and the one that releases them all once every one has arrived.
+/// Its counters are touched only under `condition`'s lock.
+private final class ReleaseGate: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var arrived = 0
+    private var released = false
+
+    func arriveAndWait() {
+        condition.lock()
+        arrived += 1
+        condition.broadcast()
+        while !released { condition.wait() }
+        condition.unlock()
+    }
+
+    /// Returns once `count` threads have arrived, having released them.
+    func release(afterArrivals count: Int) {
+        condition.lock()
+        while arrived < count { condition.wait() }
+        released = true
+        condition.broadcast()
+        condition.unlock()
     }
 }
 

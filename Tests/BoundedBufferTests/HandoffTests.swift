@@ -105,7 +105,7 @@ struct HandoffTests {
                 let outcome = buffers[number].takeOutcome(timeout: timeout)
                 let took = monotonicSeconds() - start
                 guard took > timeout * 0.8, let put = putAt.current[number], put - start < timeout * 0.2 else { return }
-                late.withLock { $0.append("take() waited \(Int(took * 1000)) ms and gave \(outcome), although the element was put \(Int((put - start) * 1000)) ms after the take began") }
+                late.withLock { $0.append("take() waited \(Int(took * 1000)) ms and \(outcome), although the element was put \(Int((put - start) * 1000)) ms after the take began") }
             },
             intruder: { number in
                 putAt.withLock { $0[number] = monotonicSeconds() }

@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import KataTestSupport
 import Testing
 
 /// Waits of a check that never hold a thread of Swift's cooperative pool: on 2 cores a check
@@ -135,8 +134,9 @@ public final class Liveness: @unchecked Sendable {
 
     /// `tie` for a closure without arguments.
     public func tie(_ name: String, _ closure: @escaping @Sendable () -> Void) -> @Sendable () -> Void {
-        let tied: @Sendable (Void) -> Void = tie(name, { (_: Void) in closure() })
-        return { tied(()) }
+        let tag = Tag()
+        tags.withLock { $0[name] = WeakTag(tag: tag) }
+        return { withExtendedLifetime(tag) { closure() } }
     }
 
     /// True while someone still holds the closure tied as `name`.

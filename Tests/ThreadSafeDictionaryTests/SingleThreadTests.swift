@@ -12,9 +12,11 @@ struct SingleThreadTests {
         #expect(!dictionary.isEmpty, "isEmpty should be false when there are entries.")
 
         dictionary["c"] = 3
-        #expect(dictionary["c"] == 3, "A value assigned through the subscript should be read back.")
+        let readBack = dictionary["c"]
+        #expect(readBack == 3, "A value assigned through the subscript should be read back: right after dictionary[\"c\"] = 3, a read on the same thread got \(String(describing: readBack)). Store newValue in the setter, and keep every write ordered before the reads that follow it: an async write on a concurrent queue without .barrier is not ordered before a later read, which may run first.")
         dictionary["a"] = nil
-        #expect(dictionary["a"] == nil, "Assigning nil through the subscript should remove the key.")
+        let removed = dictionary["a"]
+        #expect(removed == nil, "Assigning nil through the subscript should remove the key: right after dictionary[\"a\"] = nil, a read on the same thread got \(String(describing: removed)). An async write on a concurrent queue without .barrier is not ordered before a later read.")
         #expect(dictionary.removeValue(forKey: "b") == 2, "removeValue(forKey:) should return the value the key had.")
         #expect(dictionary.removeValue(forKey: "b") == nil, "removeValue(forKey:) of an absent key should return nil.")
         #expect(dictionary.count == 1, "Only \"c\" should be left after removing \"a\" and \"b\".")

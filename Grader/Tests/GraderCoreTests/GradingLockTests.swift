@@ -22,6 +22,10 @@ struct GradingLockTests {
         return (root, bin.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"))
     }
 
+    struct GraderNotFound: Error, CustomStringConvertible {
+        var description: String { "the grader executable was not found next to the test binary" }
+    }
+
     /// The grader executable built next to this test binary.
     static var graderExecutable: URL? {
         let candidates = [
@@ -33,7 +37,8 @@ struct GradingLockTests {
 
     static func start(_ arguments: [String], in root: URL, path: String) throws -> (Process, Pipe) {
         let process = Process()
-        process.executableURL = try #require(graderExecutable, "the grader executable was not found next to the test binary")
+        guard let executable = graderExecutable else { throw GraderNotFound() }
+        process.executableURL = executable
         process.arguments = arguments
         process.currentDirectoryURL = root
         process.environment = ProcessInfo.processInfo.environment.merging(["PATH": path, "NO_COLOR": "1"]) { $1 }

@@ -36,6 +36,26 @@ struct ScreenTests {
         #expect(all.contains("Beta's message") && all.contains("Gamma's message"))
     }
 
+    @Test("Every failing check of the exercise in focus, one line each, the first with its whole message; not the race check")
+    func everyFailingCheck() {
+        let checks = [
+            CheckResult(test: "a", title: "First check", points: 2, earned: 2, passed: true),
+            CheckResult(test: "b", title: "Second check", points: 3, earned: 0, passed: false, message: "Second's message,\non two lines."),
+            CheckResult(test: "c", title: "Third check", points: 3, earned: 0, passed: false, message: "Third's message."),
+            CheckResult(test: "d", title: "Fourth check", points: 3, earned: 0, passed: false, message: "Fourth's message."),
+            CheckResult(test: Rubric.raceCheckTest, title: Rubric.raceCheckTitle, points: 1, earned: 0, passed: false, message: "Not checked."),
+        ]
+        let exercise = ExerciseResult(name: "Delta", title: "The Delta exercise", status: .inProgress(firstFailing: "Second check"),
+                                      checks: checks, runs: 1, seconds: 1)
+        let report = GradeReport(mode: BuildMode(), exercises: [exercise], modifiedFiles: [], date: Date(timeIntervalSince1970: 0))
+        let lines = TextReport.render(report, screen: Screen(focus: "Delta"), style: .plain).components(separatedBy: "\n")
+        let failing = lines.filter { $0.contains("✘") }
+        #expect(failing == ["  ✘ Second check", "  ✘ Third check", "  ✘ Fourth check"], "\(lines)")
+        #expect(lines.contains("    Second's message,") && lines.contains("    on two lines."), "the first with its whole message")
+        #expect(!lines.contains { $0.contains("Third's message") || $0.contains("Fourth's message") }, "the others one line each")
+        #expect(!lines.contains { $0.contains(Rubric.raceCheckTitle) }, "the race check runs only once the others pass")
+    }
+
     @Test("A message keeps its own indentation inside the table, code included")
     func indentationKept() {
         let text = TextReport.render(Self.report, screen: Screen(focus: "Gamma"), style: .plain)

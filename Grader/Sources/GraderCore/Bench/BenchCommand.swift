@@ -94,7 +94,7 @@ struct BenchCommand {
             in: layout.root, environment: ["KATA_BENCH": "1", "KATA_SOLUTIONS": "0", "KATA_EXCLUDE": "", "KATA_VARIANT": ""],
             outputFile: log, deadline: 1_200)
         guard termination == .exited(0) else {
-            throw GraderError.cannotRun("The \(name) benchmark did not build (\(termination)); see \(layout.relative(log)).")
+            throw GraderError.cannotRun(L("The \(name) benchmark did not build (\(termination)); see \(layout.relative(log)).", "\(name) 的基准测试构建失败（\(termination)）；见 \(layout.relative(log))。"))
         }
     }
 
@@ -108,7 +108,7 @@ struct BenchCommand {
             in: layout.root, outputFile: log, deadline: arguments.quick ? 30 : 120)
         guard termination == .exited(0), let data = try? Data(contentsOf: output),
               let report = try? JSONDecoder().decode(BenchReport.self, from: data) else {
-            throw GraderError.cannotRun("The \(name) benchmark did not finish (\(termination)); see \(layout.relative(log)).")
+            throw GraderError.cannotRun(L("The \(name) benchmark did not finish (\(termination)); see \(layout.relative(log)).", "\(name) 的基准测试没有运行完（\(termination)）；见 \(layout.relative(log))。"))
         }
         return BenchSummary(report)
     }

@@ -44,9 +44,9 @@ struct Builder {
                 let shared = errors.first.map { "\($0.file):\($0.line): error: \($0.message)" }
                 let tail = output.split(separator: "\n").suffix(15).joined(separator: "\n")
                 throw GraderError.cannotRun(
-                    "The build failed outside the exercises (\(termination)); grading cannot run.\n" + (shared ?? tail))
+                    L("The build failed outside the exercises (\(termination)); grading cannot run.\n", "练习以外的代码构建失败（\(termination)），无法评分。\n") + (shared ?? tail))
             }
         }
-        throw GraderError.cannotRun("The build kept failing; see \(layout.relative(log)).")
+        throw GraderError.cannotRun(L("The build kept failing; see \(layout.relative(log)).", "构建一再失败；见 \(layout.relative(log))。"))
     }
 }

@@ -42,6 +42,9 @@ public struct Arguments: Equatable, Sendable {
     public var variant: String?
     /// `translations --stamp FILE`: mark a translation as made from its English text as it is now.
     public var stamp: String?
+    /// `translations --add-messages`: add an empty entry to the message catalog for each suite
+    /// message it lacks, and remove the entries no suite says any more.
+    public var addMessages = false
     /// `reset --yes`: no question asked.
     public var yes = false
     /// `--verbose`: every exercise's detail, not only the one in focus.
@@ -49,7 +52,10 @@ public struct Arguments: Equatable, Sendable {
     /// `--lang`: the language of the words shown to people (nil: from the environment).
     public var language: Language?
 
-    public static let usage = """
+    /// `--help`'s text, in the current language.
+    public static var usage: String { L(englishUsage, chineseUsage) }
+
+    static let englishUsage = """
     Concurrency Kata grader
 
     USAGE
@@ -76,7 +82,7 @@ public struct Arguments: Equatable, Sendable {
       --no-wait          exit 2 at once if another grader is running in this clone
       --lang LANGUAGE    en or zh-Hans (简体中文); by default from LC_ALL, LC_MESSAGES or LANG
                          (zh… means Simplified Chinese). JSON keys and status keywords never change
-      -v, --verbose      every exercise's first failing check and message, not only the
+      -v, --verbose      every exercise's failing checks and first message, not only the
                          exercise in focus (the one named, else the last one you changed)
       -h, --help         this text
 
@@ -89,9 +95,12 @@ public struct Arguments: Equatable, Sendable {
       swift run grader checklist [--write]  print (or write) CHECKLIST.md from the rubric and suites
       swift run grader manifest [--write]   print (or write) Grader/integrity.json
       swift run grader portability          what would not compile on a Mac (verify runs it too)
-      swift run grader translations [--stamp FILE]
-                                             which Chinese documents are missing or behind their
-                                             English text; --stamp marks FILE as up to date
+      swift run grader translations [--stamp FILE] [--add-messages]
+                                             which Chinese documents, titles and suite messages
+                                             are missing or behind their English text; --stamp
+                                             marks FILE as up to date; --add-messages adds an
+                                             empty entry to Grader/messages.zh-Hans.json for each
+                                             suite message it lacks (then fill in the Chinese)
 
     EXIT CODES
       0  every graded exercise is complete (verify: every check of the course passed)
@@ -99,6 +108,58 @@ public struct Arguments: Equatable, Sendable {
       2  grading could not run: bad arguments, no toolchain, a build failure outside the
          exercises, a test process that ended before its test run started, another grader
          running (with --no-wait), or Ctrl-C
+    """
+
+    static let chineseUsage = """
+    Concurrency Kata 评分程序
+
+    用法
+      swift run grader [练习 ...] [选项]          给所有练习评分，或只给列出的练习评分
+      swift run grader hint <练习>                每次多显示一条提示
+      swift run grader watch [练习]               每次保存 Exercises/ 下的文件后重新评分（h：提示，q：退出）
+      swift run grader list                       按顺序列出练习及上次的状态
+      swift run grader reset <练习> [--yes]       恢复未改动的初始代码（你的版本保存在旁边）
+      swift run grader bench [练习 ...]           把你完成的代码和经典的其他写法做性能对比
+                                                  （--quick：几秒钟；--json FILE；--svg FILE：图表）
+
+    选项
+      --solutions        给 Solutions/ 而不是 Exercises/ 评分（维护者用；必须满分）
+      --variant NAME     给 Grader/Variants/<练习>/NAME/ 里的错误实现评分
+                         （维护者用；verify 用它核对每个练习的 caps.json）
+      --sanitize         同时在 ThreadSanitizer 下运行；有数据竞争的练习不算完成
+      --repeat N         每个测试套件运行 N 次；每次都通过的检查才算通过
+      --timeout SECONDS  测试套件一次运行的时限（默认用评分规则里的 60 秒）
+      --json FILE        把结果写成 JSON（格式见 README.md）
+      --junit FILE       把结果写成 JUnit XML
+      --markdown FILE    把结果写成 Markdown 表格（用于 CI 的任务摘要）
+      --classroom FILE   写出 GitHub Classroom 运行器的结果（按检查给部分分数）
+      --no-race-check    判定练习完成之前不运行 ThreadSanitizer
+      --no-wait          如果这个克隆里已有评分程序在运行，立即以状态 2 退出
+      --lang LANGUAGE    en 或 zh-Hans（简体中文）；默认取自 LC_ALL、LC_MESSAGES 或 LANG
+                         （zh… 表示简体中文）。JSON 的键和状态关键字不随语言改变
+      -v, --verbose      显示每个练习未通过的检查和第一条消息，而不只是当前关注的练习
+                         （命令行里指定的那个，否则是你最近改动的那个）
+      -h, --help         显示本说明
+
+    维护者
+      swift run grader verify               每个参考答案都通过，每个初始代码都得零分，
+                                             Grader/Variants 里的错误实现都不超过各自的上限，
+                                             评分规则、CHECKLIST.md 和完整性清单都是最新的，
+                                             支持库、评分程序和基准测试自己的测试都通过
+      swift run grader checklist [--write]  根据评分规则和测试套件打印（或写入）CHECKLIST.md
+      swift run grader manifest [--write]   打印（或写入）Grader/integrity.json
+      swift run grader portability          在 Mac 上无法编译的代码（verify 也会运行它）
+      swift run grader translations [--stamp FILE] [--add-messages]
+                                             哪些中文文档、标题和测试消息缺失或落后于英文；
+                                             --stamp 把 FILE 标记为最新；--add-messages 为
+                                             Grader/messages.zh-Hans.json 里缺少的每条测试消息
+                                             加一个空条目（然后填上中文）
+
+    退出状态
+      0  所有参与评分的练习都已完成（verify：课程的每项检查都通过）
+      1  并非所有参与评分的练习都已完成（verify：有检查失败）
+      2  无法评分：参数错误、没有工具链、练习以外的代码构建失败、另一个评分程序
+         正在运行（加了 --no-wait），或按了 Ctrl-C
     """
 
     public init() {}
@@ -133,6 +194,7 @@ public struct Arguments: Equatable, Sendable {
             case "--classroom": arguments.classroomFile = try value(word)
             case "--svg": arguments.svgFile = try value(word)
             case "--stamp": arguments.stamp = try value(word)
+            case "--add-messages": arguments.addMessages = true
             case "--variant": arguments.variant = try value(word)
             case "--lang":
                 let name = try value(word)

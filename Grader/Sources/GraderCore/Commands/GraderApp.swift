@@ -5,6 +5,10 @@ public enum GraderApp {
     public static func main(_ words: [String]) -> Int32 {
         // The environment's language first, so that a mistake on the command line is explained in it.
         Language.current = .fromEnvironment()
+        // And `--lang`, read before the rest, so that a mistake elsewhere on the line is explained in it.
+        if let index = words.firstIndex(of: "--lang"), index + 1 < words.count, let language = Language.named(words[index + 1]) {
+            Language.current = language
+        }
         let arguments: Arguments
         do { arguments = try Arguments.parse(words) } catch {
             printError("grader: \(error)\n" + L("Run `swift run grader --help` for usage.", "用法见 `swift run grader --help`。"))
@@ -20,6 +24,7 @@ public enum GraderApp {
                                       "请在 Concurrency Kata 的克隆目录里运行（\(FileManager.default.currentDirectoryPath) 及其上层目录里没有带 Grader/rubric.json 的 Package.swift）。"))
             return 2
         }
+        MessageCatalog.useForThisRun(layout: layout)
         do {
             let rubric = try Rubric.load(from: layout.rubricFile)
             Interrupt.install()
@@ -39,7 +44,7 @@ public enum GraderApp {
             case .checklist: return try MaintenanceCommands.checklist(write: arguments.write, layout: layout, rubric: rubric)
             case .manifest: return try MaintenanceCommands.manifest(write: arguments.write, layout: layout, rubric: rubric)
             case .portability: return try MaintenanceCommands.portability(layout: layout)
-            case .translations: return try MaintenanceCommands.translations(stamp: arguments.stamp, layout: layout, rubric: rubric)
+            case .translations: return try MaintenanceCommands.translations(stamp: arguments.stamp, addMessages: arguments.addMessages, layout: layout, rubric: rubric)
             case .verify: return try VerifyCommand(layout: layout, rubric: rubric).run()
             case .watch: return try WatchCommand(layout: layout, rubric: rubric, arguments: arguments).run()
             case .bench: return try BenchCommand(layout: layout, rubric: rubric, arguments: arguments).run()

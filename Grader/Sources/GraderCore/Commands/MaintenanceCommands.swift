@@ -39,8 +39,14 @@ enum MaintenanceCommands {
     /// Lists the Chinese documents that are missing or behind their English text; with `stamp`,
     /// first marks that translation as made from its English text as it is now (after a person
     /// brought it up to date).
-    static func translations(stamp: String?, layout: KataLayout, rubric: Rubric) throws -> Int32 {
+    static func translations(stamp: String?, addMessages: Bool = false, layout: KataLayout, rubric: Rubric) throws -> Int32 {
         let check = TranslationCheck(layout: layout, rubric: rubric)
+        if addMessages {
+            let catalog = check.catalogWithEveryMessage()
+            try Data(catalog.fileText().utf8).write(to: layout.root.appendingPathComponent(MessageCatalog.path), options: .atomic)
+            let empty = catalog.entries.reduce(0) { $0 + $1.pairs.filter { $0.chinese.isEmpty }.count }
+            print("\(MessageCatalog.path): every message of the suites has an entry; \(empty) wait for their Chinese (empty values)")
+        }
         if let stamp {
             let twin = layout.relative(URL(fileURLWithPath: stamp, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)))
             guard let english = check.englishDocuments().first(where: { TranslationCheck.twin(of: $0) == twin }) else {
@@ -54,9 +60,9 @@ enum MaintenanceCommands {
             try Data(lines.joined(separator: "\n").utf8).write(to: url, options: .atomic)
             print("stamped \(twin) as made from \(english) (blob \(blob.prefix(12)))")
         }
-        let problems = check.documentProblems() + check.titleProblems()
+        let problems = check.documentProblems() + check.titleProblems() + check.messageProblems()
         for problem in problems { print(problem) }
-        print(problems.isEmpty ? "translations: every document and title is up to date" : "translations: \(problems.count) problems")
+        print(problems.isEmpty ? "translations: every document, title and message is up to date" : "translations: \(problems.count) problems")
         return problems.isEmpty ? 0 : 1
     }
 }

@@ -34,6 +34,8 @@ struct VerifyCommand {
              TranslationCheck(layout: layout, rubric: rubric).titleProblems())
         step("every learner document has a Simplified Chinese twin made from it as it is now: same headings, code and links (swift run grader translations)",
              TranslationCheck(layout: layout, rubric: rubric).documentProblems())
+        step("every message of the suites has a Chinese translation with the same placeholders in \(MessageCatalog.path), and nothing stale (swift run grader translations)",
+             TranslationCheck(layout: layout, rubric: rubric).messageProblems())
         step("CHECKLIST.md and CHECKLIST.zh-Hans.md are current (swift run grader checklist --write)", checklistProblems())
         step("Grader/integrity.json is current (swift run grader manifest --write)", manifestProblems())
         step("builds on a Mac (Xcode 26, Swift 6.2 and 6.3): platforms, tools version, no Linux-only symbol outside a guard",

@@ -143,7 +143,8 @@ public struct EventStream: Sendable {
         let messages = (payload["messages"] as? [[String: Any]] ?? []).compactMap { $0["text"] as? String }
         // Swift Testing says "Issue recorded" for Issue.record and forwarded exit-test issues:
         // the comment that follows is the message worth showing.
-        let useful = messages.filter { $0 != "Issue recorded" }
+        // In Chinese, each part as the message catalog translates it (values kept).
+        let useful = messages.filter { $0 != "Issue recorded" }.map(MessageCatalog.shown)
         let location = (payload["issue"] as? [String: Any])?["sourceLocation"] as? [String: Any]
         return IssueReport(
             message: useful.joined(separator: " — "),

@@ -1,8 +1,8 @@
 import Foundation
 
 /// The screen a learner reads after every run: one line per exercise, where the course stands,
-/// and the detail (the first failing check, its message, the next step) for the exercise in focus
-/// only, so that the answer to "where am I, and what do I do next?" fits one terminal page.
+/// and the detail (every failing check, the first with its message, the next step) for the
+/// exercise in focus only, so that the answer to "where am I, and what do I do next?" fits one terminal page.
 public enum TextReport {
     /// The table, the course's progress, the focus's detail, the score and the next step. With
     /// `raceCheckPending`, the table and a line that says the race check is running (the rest
@@ -156,9 +156,13 @@ public enum TextReport {
             return text(L("Output limit exceeded in \(running.map { "\"\($0)\"" } ?? "the suite"): more than \(limit) MB were printed; it was stopped. Look for a print in a loop.",
                           "\(running.map { "“\($0)”" } ?? "测试套件")的输出超过了 \(limit) MB，已被停止。找找循环里的 print。"))
         case .inProgress:
-            guard let failing = exercise.firstFailing else { return [] }
-            return TextLayout.hanging(prefix + "✘ " + failing.title, prefix + "  ", width: screen.width)
-                + TextLayout.indented(failing.message ?? "", prefix: prefix + "  ", width: screen.width).map { style.dim($0) }
+            // Every failing check, one line each, the first (the next to work on) with its whole
+            // message. The race check is left out: it runs only once every other check passes.
+            let failing = exercise.checks.filter { !$0.passed && $0.test != Rubric.raceCheckTest }
+            guard let first = failing.first else { return [] }
+            return TextLayout.hanging(prefix + "✘ " + first.title, prefix + "  ", width: screen.width)
+                + TextLayout.indented(first.message ?? "", prefix: prefix + "  ", width: screen.width).map { style.dim($0) }
+                + failing.dropFirst().flatMap { TextLayout.hanging(prefix + "✘ " + $0.title, prefix + "  ", width: screen.width) }
         case .doesNotCompile(let error):
             return text("\(error.file):\(error.line): error: \(error.message)")
         case .timedOut(let running, let seconds):

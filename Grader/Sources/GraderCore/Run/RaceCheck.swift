@@ -52,7 +52,7 @@ struct RaceCheck {
         let unknown = unknown(in: results)
         if !unknown.isEmpty {
             progress.note(L("All other checks of \(unknown.joined(separator: ", ")) pass; looking for data races (ThreadSanitizer)…",
-                            "\(unknown.joined(separator: "、")) 的其他检查全部通过；正在用 ThreadSanitizer 检查数据竞争…"))
+                            "\(unknown.joined(separator: "、")) 的其他检查都已通过，正在用 ThreadSanitizer 检查数据竞争…"))
             var session = GradingSession(
                 layout: layout, rubric: rubric,
                 mode: BuildMode(solutions: mode.solutions, sanitize: true, variant: mode.variant), progress: progress)

@@ -34,7 +34,8 @@ public struct History {
         let aside = file.deletingLastPathComponent()
             .appendingPathComponent("history.corrupt-\(Int(Date().timeIntervalSince1970)).json")
         try? FileManager.default.moveItem(at: file, to: aside)
-        warning = "The grader's history (\(file.lastPathComponent)) could not be read; it was moved to \(aside.lastPathComponent) and a new history was started."
+        warning = L("The grader's history (\(file.lastPathComponent)) could not be read; it was moved to \(aside.lastPathComponent) and a new history was started.",
+                    "评分程序的历史记录（\(file.lastPathComponent)）无法读取；它已被移到 \(aside.lastPathComponent)，并开始了新的历史记录。")
     }
 
     /// Compares `results` with the last run of the same mode that graded the same exercises.

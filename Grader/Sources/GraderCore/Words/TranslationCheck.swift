@@ -4,7 +4,8 @@ import Foundation
 /// that a change to one language fails verify until the other follows: every exercise and check
 /// has a Chinese title translated from its current English one, and every learner document has a
 /// Chinese twin with the same headings, the same code (comments may be translated) and the same
-/// links, made from the English text as it is now.
+/// links, made from the English text as it is now; and every message a suite can show has a Chinese
+/// template in `Grader/messages.zh-Hans.json` (see `MessageCatalog`).
 struct TranslationCheck {
     var layout: KataLayout
     var rubric: Rubric
@@ -159,4 +160,72 @@ struct MarkdownOutline {
         }
         return targets
     }
+}
+
+// MARK: Messages
+
+extension TranslationCheck {
+    /// Every sentence of the suites has a Chinese template in `Grader/messages.zh-Hans.json` with
+    /// the same placeholders, under its folder, and the catalog holds nothing the suites no longer say.
+    func messageProblems() -> [String] {
+        let file = MessageCatalog.path
+        guard let catalog = try? MessageCatalog.load(from: layout.root.appendingPathComponent(file)) else {
+            return ["\(file) is missing or is not a JSON object of objects of strings: `swift run grader translations --add-messages` starts it"]
+        }
+        let said = MessageTemplates.byFolder(layout: layout)
+        var problems: [String] = []
+        for (folder, templates) in said {
+            let known = Dictionary(catalog.entries.first { $0.folder == folder }?.pairs ?? [], uniquingKeysWith: { first, _ in first })
+            for template in templates {
+                let english = Self.quoted(template.text)
+                guard let chinese = known[template.text], !chinese.isEmpty else {
+                    problems.append("\(template.place): no Chinese for this message. Add to \(file), under \"\(folder)\" (or run `swift run grader translations --add-messages` and fill in the empty value):\n        \(english): \"<the Chinese, with the English's \(Self.placeholders(template.text).sorted().joined(separator: " ").nonEmpty ?? "no placeholders")>\"")
+                    continue
+                }
+                if chinese != MessageCatalog.keptAsIs, Self.placeholders(chinese) != Self.placeholders(template.text) {
+                    problems.append("\(file), \"\(folder)\": the Chinese of \(english) has the placeholders \(Self.placeholders(chinese).sorted()), the English \(Self.placeholders(template.text).sorted()): each value goes in once")
+                }
+            }
+            let current = Set(templates.map(\.text))
+            for pair in catalog.entries.first(where: { $0.folder == folder })?.pairs ?? [] where !current.contains(pair.english) {
+                problems.append("\(file), \"\(folder)\": \(Self.quoted(pair.english)) is no longer said by \(folder) (its English changed or it is gone): remove this entry, and translate the new English if it changed")
+            }
+        }
+        let folders = Set(said.map(\.folder))
+        for folder in catalog.entries.map(\.folder) where !folders.contains(folder) {
+            problems.append("\(file): \"\(folder)\" is not a folder with messages any more: remove its entries")
+        }
+        return problems
+    }
+
+    /// The catalog with an empty entry for every sentence it lacks, in the sources' order, and
+    /// without the entries no suite says any more: what `translations --add-messages` writes.
+    func catalogWithEveryMessage() -> MessageCatalog {
+        let old = (try? MessageCatalog.load(from: layout.root.appendingPathComponent(MessageCatalog.path)))?.entries ?? []
+        return MessageCatalog(entries: MessageTemplates.byFolder(layout: layout).map { folder, templates in
+            let known = Dictionary(old.first { $0.folder == folder }?.pairs ?? [], uniquingKeysWith: { first, _ in first })
+            return (folder, templates.map { ($0.text, known[$0.text] ?? "") })
+        })
+    }
+
+    static func quoted(_ text: String) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        return String(decoding: (try? encoder.encode(text)) ?? Data(), as: UTF8.self)
+    }
+
+    /// `{1}`, `{2}`, … as a set.
+    static func placeholders(_ template: String) -> Set<String> {
+        var found = Set<String>()
+        var rest = Substring(template)
+        while let range = rest.range(of: "\\{[0-9]+\\}", options: .regularExpression) {
+            found.insert(String(rest[range]))
+            rest = rest[range.upperBound...]
+        }
+        return found
+    }
+}
+
+private extension String {
+    var nonEmpty: String? { isEmpty ? nil : self }
 }
