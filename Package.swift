@@ -114,6 +114,33 @@ let maintainerTests: [Target] = [
     .testTarget(name: "BenchmarkTests", dependencies: ["DictionaryBench", "KataBench"], path: "Benchmarks/Tests/BenchmarkTests"),
 ]
 
+/// Model mode (issue 39), for maintainers while it is built: `KATA_MODEL=1` or `KATA_MAINTAINER=1`
+/// add the deterministic scheduler (`Model/KataModel/`), the exercises' code compiled with twins of
+/// the synchronization types (`Model/Builds/<Exercise>/<Implementation>/`, symlinks to the
+/// solution or a grader variant, the twins and the exercise's model checks), and their tests.
+/// A learner's build does not change.
+let modelMode = Context.environment["KATA_MODEL"] == "1" || Context.environment["KATA_MAINTAINER"] == "1"
+
+/// Each exercise's implementations built with twins, as modules `Modeled<Exercise><Implementation>`.
+let modeledBuilds: [(exercise: String, implementation: String)] = [
+    ("ThreadSafeDictionary", "Solution"), ("ThreadSafeDictionary", "SubtleRace"),
+    ("BoundedBuffer", "Solution"), ("BoundedBuffer", "SubtleRace"),
+    ("Deadlocks", "Solution"), ("Deadlocks", "OppositeOrder"),
+]
+
+let modelTargets: [Target] = modelMode ? [
+    .target(name: "KataModel", path: "Model/KataModel"),
+    .testTarget(
+        name: "KataModelTests",
+        dependencies: ["KataModel"] + modeledBuilds.map { .target(name: "Modeled\($0.exercise)\($0.implementation)") },
+        path: "Model/KataModelTests"),
+] + modeledBuilds.map { build in
+    .target(
+        name: "Modeled\(build.exercise)\(build.implementation)", dependencies: ["KataModel"],
+        path: "Model/Builds/\(build.exercise)/\(build.implementation)",
+        swiftSettings: [.define("KATA_MODEL")])
+} : []
+
 let package = Package(
     name: "ConcurrencyKata",
     // Without this, SwiftPM builds for macOS 10.13, where async functions, actors and Swift Testing
@@ -138,6 +165,6 @@ let package = Package(
     ] : []) + (maintainer ? maintainerTests : []) + benchmarks.map(benchmarkExecutable) + (variant == nil ? [] : [
         // What the "exits early" variants call at each entry point.
         .target(name: "KataTripwire", path: "Grader/Variants/Tripwire"),
-    ]),
+    ]) + modelTargets,
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,201 @@
+/// The state machine behind the `DispatchQueue` twin. Blocks wait in one FIFO list, `sync`
+/// callers and `async` blocks alike. A serial queue runs its first block when nothing runs; a
+/// concurrent queue runs any block with no barrier before it or running, and a barrier alone
+/// once everything before it has ended. A global queue ignores barriers, as libdispatch does.
+public final class ModelQueue: @unchecked Sendable {
+    public let label: String
+    public let isConcurrent: Bool
+    public let isGlobal: Bool
+    private var pending: [Entry] = []
+    private var running: [Entry] = []
+    private var blocksMade = 0
+    private var specifics: [ObjectIdentifier: Any] = [:]
+
+    final class Entry: @unchecked Sendable {
+        let barrier: Bool
+        var thread: LogicalThread?
+        init(barrier: Bool) { self.barrier = barrier }
+    }
+
+    public init(label: String, concurrent: Bool, global: Bool = false) {
+        self.label = label
+        isConcurrent = concurrent || global
+        isGlobal = global
+    }
+
+    private var display: String { "queue '\(label)'" }
+
+    private func canStart(_ entry: Entry) -> Bool {
+        guard let index = pending.firstIndex(where: { $0 === entry }) else { return false }
+        if !isConcurrent || entry.barrier { return index == 0 && running.isEmpty }
+        return !running.contains(where: \.barrier) && !pending[..<index].contains(where: \.barrier)
+    }
+
+    private func enqueue(barrier: Bool) -> Entry {
+        let entry = Entry(barrier: barrier && !isGlobal)
+        pending.append(entry)
+        return entry
+    }
+
+    /// Waits for the entry's turn, then runs `body` on the calling thread.
+    private func runWhenItsTurn<T>(_ entry: Entry, _ scheduler: Scheduler, _ me: LogicalThread, _ site: Site, _ body: () throws -> T) rethrows -> T {
+        entry.thread = me
+        _ = scheduler.block(Wait(
+            what: Bilingual(display, zh: "队列 '\(label)'"), site: site,
+            holder: { [unowned self] in running.first?.thread ?? pending.first?.thread },
+            until: { [unowned self] in canStart(entry) }))
+        pending.removeAll { $0 === entry }
+        running.append(entry)
+        me.queueStack.append(self)
+        defer {
+            me.queueStack.removeLast()
+            running.removeAll { $0 === entry }
+        }
+        return try body()
+    }
+
+    public func sync<T>(barrier: Bool, at site: Site, _ body: () throws -> T) rethrows -> T {
+        guard let (scheduler, me) = Scheduler.current else { return try body() }
+        scheduler.step(barrier ? "sync(flags: .barrier) on \(display)" : "sync on \(display)", at: site)
+        let entry = enqueue(barrier: barrier)
+        let result = try runWhenItsTurn(entry, scheduler, me, site, body)
+        scheduler.step("end of sync block on \(display)", at: site)
+        return result
+    }
+
+    /// Queues `body` as a logical thread of its own, after `delay` virtual seconds if given;
+    /// `done` runs on that thread after the body (a group's leave, a work item's notify).
+    public func async(barrier: Bool, after delay: Double? = nil, at site: Site, _ body: @escaping @Sendable () -> Void, done: @escaping @Sendable () -> Void = {}) {
+        guard let (scheduler, _) = Scheduler.current else {
+            preconditionFailure("A DispatchQueue twin cannot run async blocks outside a model run")
+        }
+        blocksMade += 1
+        let name = "\(display) block \(blocksMade)"
+        let entry: Entry? = delay == nil ? enqueue(barrier: barrier) : nil
+        scheduler.spawn(name) { [self] in
+            guard let (scheduler, me) = Scheduler.current else { return }
+            var entry = entry
+            if let delay {
+                _ = scheduler.block(Wait(
+                    what: Bilingual("\(delay) s to pass", zh: "\(delay) 秒过去"), site: site,
+                    deadline: scheduler.virtualDeadline(secondsFromNow: delay), until: { false }))
+                entry = enqueue(barrier: barrier)
+            }
+            runWhenItsTurn(entry!, scheduler, me, site) {
+                scheduler.step("starts the block from \(site)", at: nil)
+                body()
+            }
+            done()
+        }
+        let what = delay.map { "asyncAfter(+\($0) s)" } ?? (barrier ? "async(flags: .barrier)" : "async")
+        scheduler.step("\(what) on \(display) → \(name)", at: site)
+    }
+
+    public func setSpecific(_ key: ObjectIdentifier, _ value: Any?) {
+        specifics[key] = value
+    }
+
+    /// The value the innermost queue the caller runs on has for `key`.
+    public static func specific(_ key: ObjectIdentifier) -> Any? {
+        guard let (_, me) = Scheduler.current, let queue = me.queueStack.last as? ModelQueue else { return nil }
+        return queue.specifics[key]
+    }
+}
+
+/// The state machine behind the `DispatchGroup` twin.
+public final class ModelGroup: @unchecked Sendable {
+    public let name: String
+    public private(set) var count = 0
+    private var notifications: [(ModelQueue, @Sendable () -> Void, Site)] = []
+
+    public init() {
+        name = Scheduler.current?.scheduler.nextName("DispatchGroup") ?? "DispatchGroup"
+    }
+
+    public func enter(at site: Site) {
+        guard let (scheduler, _) = Scheduler.current else { count += 1; return }
+        scheduler.step("enter() on \(name)", at: site)
+        count += 1
+    }
+
+    public func leave(at site: Site) {
+        guard let (scheduler, me) = Scheduler.current else { count -= 1; return }
+        guard count > 0 else {
+            scheduler.note("leave() on \(name)", at: site)
+            scheduler.fail(Bilingual(
+                "\(me.name) called leave() on \(name) at \(site) more often than enter() (libdispatch stops the process here)",
+                zh: "\(me.name) 在 \(site) 对 \(name) 调用 leave() 的次数多于 enter()（libdispatch 会在这里终止进程）"))
+            return
+        }
+        count -= 1
+        if count == 0 { fire() }
+        scheduler.step("leave() on \(name) (count \(count))", at: site)
+    }
+
+    private func fire() {
+        let due = notifications
+        notifications.removeAll()
+        for (queue, body, site) in due { queue.async(barrier: false, at: site, body) }
+    }
+
+    public func wait(at site: Site, deadline: Double? = nil) -> Bool {
+        guard let (scheduler, _) = Scheduler.current else { return count == 0 }
+        scheduler.step("wait() on \(name) (count \(count))", at: site)
+        return scheduler.block(Wait(
+            what: Bilingual("\(name) to empty", zh: "\(name) 归零"), site: site, deadline: deadline,
+            until: { [unowned self] in count == 0 }))
+    }
+
+    public func notify(queue: ModelQueue, at site: Site, _ body: @escaping @Sendable () -> Void) {
+        notifications.append((queue, body, site))
+        if count == 0 { fire() }
+    }
+}
+
+/// The state machine behind the `DispatchWorkItem` twin.
+public final class ModelWorkItem: @unchecked Sendable {
+    public let name: String
+    private let body: @Sendable () -> Void
+    public private(set) var isCancelled = false
+    private var isDone = false
+    private var notifications: [(ModelQueue, @Sendable () -> Void, Site)] = []
+
+    public init(_ body: @escaping @Sendable () -> Void) {
+        name = Scheduler.current?.scheduler.nextName("DispatchWorkItem") ?? "DispatchWorkItem"
+        self.body = body
+    }
+
+    /// Runs the body unless cancelled; either way the item is then done and its notifications go.
+    public func perform(at site: Site) {
+        if !isCancelled {
+            body()
+        } else {
+            Scheduler.current?.scheduler.note("\(name) was cancelled: its body does not run", at: site)
+        }
+        isDone = true
+        let due = notifications
+        notifications.removeAll()
+        for (queue, body, site) in due { queue.async(barrier: false, at: site, body) }
+    }
+
+    public func cancel(at site: Site) {
+        Scheduler.current?.scheduler.step("cancel() on \(name)", at: site)
+        isCancelled = true
+    }
+
+    public func notify(queue: ModelQueue, at site: Site, _ body: @escaping @Sendable () -> Void) {
+        if isDone {
+            queue.async(barrier: false, at: site, body)
+        } else {
+            notifications.append((queue, body, site))
+        }
+    }
+
+    public func wait(at site: Site, deadline: Double? = nil) -> Bool {
+        guard let (scheduler, _) = Scheduler.current else { return isDone }
+        scheduler.step("wait() on \(name)", at: site)
+        return scheduler.block(Wait(
+            what: Bilingual("\(name) to finish", zh: "\(name) 完成"), site: site, deadline: deadline,
+            until: { [unowned self] in isDone }))
+    }
+}

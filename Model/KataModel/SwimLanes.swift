@@ -1,0 +1,74 @@
+/// Draws a schedule as swim lanes: one column per logical thread, one row per step, the last
+/// steps before the end, then what went wrong. The frame is in English and Chinese; the code
+/// (operation names, file:line) stays code.
+public enum SwimLanes {
+    public static func render(_ failure: Explorer.Failure, window: Int = 16, width: Int = 34) -> String {
+        let header = [
+            "The interleaving that broke it (schedule \(failure.number), \(failure.schedule.strategyName), found after \(failure.tried) schedule\(failure.tried == 1 ? "" : "s"))",
+            "导致失败的交错执行（调度 \(failure.number)，\(failure.schedule.strategyName)，第 \(failure.tried) 次调度发现）",
+            "Replay / 重放: schedule \(failure.number), or decisions \"\(failure.code)\"",
+        ]
+        return render(failure.schedule, header: header, window: window, width: width)
+    }
+
+    public static func render(_ schedule: Schedule, header: [String] = [], window: Int = 16, width: Int = 34) -> String {
+        let shown = Array(schedule.events.suffix(window))
+        var columns: [Int] = []
+        for event in shown where !columns.contains(event.thread) { columns.append(event.thread) }
+        columns.sort()
+        let names = columns.map { schedule.threadNames.indices.contains($0) ? schedule.threadNames[$0] : "thread \($0)" }
+        let widths = names.map { max(width, $0.count) }
+
+        var lines = header
+        let skipped = schedule.events.count - shown.count
+        if skipped > 0 {
+            lines.append("… \(skipped) earlier step\(skipped == 1 ? "" : "s") not shown / 前面 \(skipped) 步未显示")
+        }
+        lines.append(row("step", names, widths))
+        lines.append(" " + String(repeating: "-", count: 5) + widths.map { "+" + String(repeating: "-", count: $0 + 2) }.joined())
+        for event in shown {
+            var cell = event.text
+            if let site = event.site { cell += "  \(site)" }
+            let cells = columns.map { $0 == event.thread ? cell : "" }
+            lines.append(row("\(event.step)", cells, widths))
+        }
+        lines.append(contentsOf: verdict(schedule.outcome))
+        return lines.joined(separator: "\n")
+    }
+
+    private static func row(_ first: String, _ cells: [String], _ widths: [Int]) -> String {
+        var line = " " + pad(first, 5)
+        for (cell, width) in zip(cells, widths) {
+            line += "| " + pad(cell.count > width ? String(cell.prefix(width - 1)) + "…" : cell, width) + " "
+        }
+        return line.trimmingTrailingSpaces()
+    }
+
+    private static func pad(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
+    }
+
+    /// The property in words, in both languages.
+    public static func verdict(_ outcome: Scheduler.Outcome) -> [String] {
+        switch outcome {
+        case .completed:
+            return ["✓ every thread finished and every check held / 所有线程都已结束，所有检查都成立"]
+        case .violation(let text), .deadlock(let text):
+            return ["✗ " + text.en, "✗ " + text.zh]
+        case .stepLimit(let steps):
+            return ["✗ more than \(steps) steps: a thread keeps calling without ever waiting (a spin?)",
+                    "✗ 超过 \(steps) 步：某个线程不停地调用却从不等待（自旋？）"]
+        case .stalled(let seconds):
+            return ["✗ no twin operation for \(Int(seconds)) s: a thread loops without locking or waiting, which the model cannot interleave",
+                    "✗ \(Int(seconds)) 秒内没有任何同步操作：某个线程在循环中既不加锁也不等待，模型无法在其中切换线程"]
+        }
+    }
+}
+
+extension String {
+    fileprivate func trimmingTrailingSpaces() -> String {
+        var copy = self
+        while copy.last == " " { copy.removeLast() }
+        return copy
+    }
+}
