@@ -126,6 +126,7 @@ let modeledBuilds: [(exercise: String, implementation: String)] = [
     ("ThreadSafeDictionary", "Solution"), ("ThreadSafeDictionary", "SubtleRace"),
     ("BoundedBuffer", "Solution"), ("BoundedBuffer", "SubtleRace"),
     ("Deadlocks", "Solution"), ("Deadlocks", "OppositeOrder"),
+    ("GatesAndOnce", "Solution"), ("GatesAndOnce", "CheckThenAct"),
 ]
 
 let modelTargets: [Target] = modelMode ? [

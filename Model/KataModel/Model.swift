@@ -26,6 +26,22 @@ public enum Model {
         }
     }
 
+    /// Waits until every other thread of the schedule has finished (the blocks a queue still
+    /// holds, say); a deadlock if some never can.
+    public static func joinAll(file: StaticString = #fileID, line: UInt = #line) {
+        guard let (scheduler, me) = Scheduler.current else { return }
+        let site = Site(file, line)
+        scheduler.step("waits for every other thread", at: site)
+        _ = scheduler.block(Wait(
+            what: Bilingual("every other thread to finish", zh: "其他所有线程结束"), site: site,
+            until: { scheduler.threads.allSatisfy { $0 === me || $0.isFinished } }))
+    }
+
+    /// A row in the trace that is not a switch point ("make() runs").
+    public static func note(_ text: String) {
+        Scheduler.current?.scheduler.note(text)
+    }
+
     /// A switch point between two calls of the code under test.
     public static func point(_ label: String, file: StaticString = #fileID, line: UInt = #line) {
         Scheduler.current?.scheduler.step(label, at: Site(file, line))

@@ -10,6 +10,8 @@ public final class ModelQueue: @unchecked Sendable {
     private var running: [Entry] = []
     private var blocksMade = 0
     private var specifics: [ObjectIdentifier: Any] = [:]
+    /// `suspend()` calls not yet balanced by `resume()`: nothing starts while above zero.
+    private var suspensions = 0
 
     final class Entry: @unchecked Sendable {
         let barrier: Bool
@@ -23,10 +25,10 @@ public final class ModelQueue: @unchecked Sendable {
         isGlobal = global
     }
 
-    private var display: String { "queue '\(label)'" }
+    private var display: String { "'\(label)'" }
 
     private func canStart(_ entry: Entry) -> Bool {
-        guard let index = pending.firstIndex(where: { $0 === entry }) else { return false }
+        guard suspensions == 0, let index = pending.firstIndex(where: { $0 === entry }) else { return false }
         if !isConcurrent || entry.barrier { return index == 0 && running.isEmpty }
         return !running.contains(where: \.barrier) && !pending[..<index].contains(where: \.barrier)
     }
@@ -41,7 +43,7 @@ public final class ModelQueue: @unchecked Sendable {
     private func runWhenItsTurn<T>(_ entry: Entry, _ scheduler: Scheduler, _ me: LogicalThread, _ site: Site, _ body: () throws -> T) rethrows -> T {
         entry.thread = me
         _ = scheduler.block(Wait(
-            what: Bilingual(display, zh: "队列 '\(label)'"), site: site,
+            what: Bilingual("queue \(display)", zh: "队列 \(display)"), site: site,
             holder: { [unowned self] in running.first?.thread ?? pending.first?.thread },
             until: { [unowned self] in canStart(entry) }))
         pending.removeAll { $0 === entry }
@@ -56,10 +58,10 @@ public final class ModelQueue: @unchecked Sendable {
 
     public func sync<T>(barrier: Bool, at site: Site, _ body: () throws -> T) rethrows -> T {
         guard let (scheduler, me) = Scheduler.current else { return try body() }
-        scheduler.step(barrier ? "sync(flags: .barrier) on \(display)" : "sync on \(display)", at: site)
+        scheduler.step(barrier ? "barrier sync on \(display)" : "sync on \(display)", at: site)
         let entry = enqueue(barrier: barrier)
         let result = try runWhenItsTurn(entry, scheduler, me, site, body)
-        scheduler.step("end of sync block on \(display)", at: site)
+        scheduler.step("end of sync on \(display)", at: site)
         return result
     }
 
@@ -70,7 +72,7 @@ public final class ModelQueue: @unchecked Sendable {
             preconditionFailure("A DispatchQueue twin cannot run async blocks outside a model run")
         }
         blocksMade += 1
-        let name = "\(display) block \(blocksMade)"
+        let name = "queue \(display) block \(blocksMade)"
         let entry: Entry? = delay == nil ? enqueue(barrier: barrier) : nil
         scheduler.spawn(name) { [self] in
             guard let (scheduler, me) = Scheduler.current else { return }
@@ -87,8 +89,28 @@ public final class ModelQueue: @unchecked Sendable {
             }
             done()
         }
-        let what = delay.map { "asyncAfter(+\($0) s)" } ?? (barrier ? "async(flags: .barrier)" : "async")
-        scheduler.step("\(what) on \(display) → \(name)", at: site)
+        let what = delay.map { "asyncAfter(+\($0) s)" } ?? (barrier ? "barrier async" : "async")
+        scheduler.step("\(what) on \(display) → block \(blocksMade)", at: site)
+    }
+
+    public func suspend(at site: Site) {
+        guard let (scheduler, _) = Scheduler.current else { suspensions += 1; return }
+        scheduler.step("suspend() on \(display)", at: site)
+        suspensions += 1
+    }
+
+    /// A resume with no suspension to balance is libdispatch's over-resume trap: a failure.
+    public func resume(at site: Site) {
+        guard let (scheduler, me) = Scheduler.current else { suspensions -= 1; return }
+        guard suspensions > 0 else {
+            scheduler.note("resume() on \(display)", at: site)
+            scheduler.fail(Bilingual(
+                "\(me.name) called resume() on queue \(display) at \(site), which is not suspended: libdispatch stops the process here (over-resume)",
+                zh: "\(me.name) 在 \(site) 对未挂起的队列 \(display) 调用 resume()：libdispatch 会在这里终止进程（over-resume）"))
+            return
+        }
+        suspensions -= 1
+        scheduler.step("resume() on \(display)", at: site)
     }
 
     public func setSpecific(_ key: ObjectIdentifier, _ value: Any?) {

@@ -62,13 +62,13 @@ public final class Scheduler: @unchecked Sendable {
         scheduler.current = main
         main.baton.signal()
         if scheduler.ended.wait(timeout: .now() + watchdog) == .timedOut {
-            return Schedule(outcome: .stalled(watchdog), events: [], threadNames: [], decisions: [], strategyName: scheduler.strategyName)
+            return Schedule(outcome: .stalled(watchdog), events: [], threadNames: [], decisions: [], strategyName: scheduler.strategyName, violationEvent: nil)
         }
         // `ended` was signalled after the last write to all of these.
         return Schedule(
             outcome: scheduler.outcome ?? .completed, events: scheduler.events,
             threadNames: scheduler.threads.map(\.name), decisions: scheduler.decisions,
-            strategyName: scheduler.strategyName)
+            strategyName: scheduler.strategyName, violationEvent: scheduler.violationEvent)
     }
 
     // MARK: - The thread-local "who am I"
@@ -176,10 +176,15 @@ public final class Scheduler: @unchecked Sendable {
     /// Records a failed property; the schedule goes on to its end, and the first failure wins.
     public func fail(_ message: Bilingual) {
         if let me = current { record(me, "✗ \(message.en)", nil) }
-        if violation == nil { violation = message }
+        if violation == nil {
+            violation = message
+            violationEvent = events.count - 1
+        }
     }
 
     private var violation: Bilingual?
+    /// The trace row of the first failed property: the lanes end there.
+    private var violationEvent: Int?
 
     // MARK: - Scheduling
 
@@ -279,6 +284,8 @@ public struct Schedule: Sendable {
     public let threadNames: [String]
     public let decisions: [Int]
     public let strategyName: String
+    /// The trace row where the first property failed, if one did.
+    public let violationEvent: Int?
 
     public var failed: Bool { outcome != .completed }
 }

@@ -2,17 +2,19 @@
 /// steps before the end, then what went wrong. The frame is in English and Chinese; the code
 /// (operation names, file:line) stays code.
 public enum SwimLanes {
-    public static func render(_ failure: Explorer.Failure, window: Int = 16, width: Int = 34) -> String {
+    public static func render(_ failure: Explorer.Failure, window: Int = 16, width: Int = 44) -> String {
         let header = [
             "The interleaving that broke it (schedule \(failure.number), \(failure.schedule.strategyName), found after \(failure.tried) schedule\(failure.tried == 1 ? "" : "s"))",
-            "导致失败的交错执行（调度 \(failure.number)，\(failure.schedule.strategyName)，第 \(failure.tried) 次调度发现）",
+            "导致失败的交错执行（调度 \(failure.number)，\(chinese(failure.schedule.strategyName))，第 \(failure.tried) 次调度发现）",
             "Replay / 重放: schedule \(failure.number), or decisions \"\(failure.code)\"",
         ]
         return render(failure.schedule, header: header, window: window, width: width)
     }
 
-    public static func render(_ schedule: Schedule, header: [String] = [], window: Int = 16, width: Int = 34) -> String {
-        let shown = Array(schedule.events.suffix(window))
+    public static func render(_ schedule: Schedule, header: [String] = [], window: Int = 16, width: Int = 44) -> String {
+        // A failed property ends the picture where it failed; a deadlock, where everyone stopped.
+        let end = schedule.violationEvent.map { $0 + 1 } ?? schedule.events.count
+        let shown = Array(schedule.events[..<end].suffix(window))
         var columns: [Int] = []
         for event in shown where !columns.contains(event.thread) { columns.append(event.thread) }
         columns.sort()
@@ -20,20 +22,30 @@ public enum SwimLanes {
         let widths = names.map { max(width, $0.count) }
 
         var lines = header
-        let skipped = schedule.events.count - shown.count
+        let skipped = end - shown.count
         if skipped > 0 {
             lines.append("… \(skipped) earlier step\(skipped == 1 ? "" : "s") not shown / 前面 \(skipped) 步未显示")
         }
         lines.append(row("step", names, widths))
         lines.append(" " + String(repeating: "-", count: 5) + widths.map { "+" + String(repeating: "-", count: $0 + 2) }.joined())
         for event in shown {
-            var cell = event.text
-            if let site = event.site { cell += "  \(site)" }
+            // The learner's line first: a long cell loses its end, never the line.
+            let cell = event.site.map { "\($0)  \(event.text)" } ?? event.text
             let cells = columns.map { $0 == event.thread ? cell : "" }
             lines.append(row("\(event.step)", cells, widths))
         }
         lines.append(contentsOf: verdict(schedule.outcome))
         return lines.joined(separator: "\n")
+    }
+
+    /// The strategy's name in Chinese ("random walk", "PCT, 2 change points").
+    static func chinese(_ strategy: String) -> String {
+        if strategy == "random walk" { return "随机游走" }
+        if strategy == "replay" { return "重放" }
+        if strategy.hasPrefix("PCT, "), let count = strategy.dropFirst(5).split(separator: " ").first {
+            return "PCT，\(count) 个变更点"
+        }
+        return strategy
     }
 
     private static func row(_ first: String, _ cells: [String], _ widths: [Int]) -> String {

@@ -74,6 +74,14 @@ final class DispatchQueue: @unchecked Sendable {
         model.async(barrier: false, after: ModelTime.delay(deadline), at: site) { item.model.perform(at: site) }
     }
 
+    func suspend(file: StaticString = #fileID, line: UInt = #line) {
+        model.suspend(at: Site(file, line))
+    }
+
+    func resume(file: StaticString = #fileID, line: UInt = #line) {
+        model.resume(at: Site(file, line))
+    }
+
     func setSpecific<T>(key: DispatchSpecificKey<T>, value: T?) {
         model.setSpecific(ObjectIdentifier(key), value)
     }

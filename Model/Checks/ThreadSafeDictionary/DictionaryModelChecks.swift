@@ -10,7 +10,11 @@ public let modelChecks: [ModelCheck] = [
         let results = Results()
         let callers = (1...2).map { caller in
             Model.spawn("caller \(caller)") {
-                let value = dictionary.value(forKey: 7, orInsert: { makes.value += 1; return caller })
+                let value = dictionary.value(forKey: 7, orInsert: {
+                    Model.note("make() runs")
+                    makes.value += 1
+                    return caller
+                })
                 results.values.append(value)
             }
         }
