@@ -22,7 +22,7 @@ public enum Model {
             scheduler.step("join \(thread.name)", at: site)
             _ = scheduler.block(Wait(
                 what: Bilingual("\(thread.name) to finish", zh: "\(thread.name) 结束"), site: site,
-                holder: { thread }, until: { thread.isFinished }))
+                until: { thread.isFinished }))
         }
     }
 

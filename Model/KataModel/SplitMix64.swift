@@ -19,6 +19,8 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
     /// A number in 0..<bound, without the platform-dependent paths of `Int.random(in:using:)`.
     public mutating func below(_ bound: Int) -> Int {
         precondition(bound > 0)
-        return Int(next() % UInt64(bound))
+        // The high bits: with a small bound, the low bits of consecutive outputs repeat patterns
+        // (seed 0 gives 1, 0, 1, 0, … for bound 2 for its first twelve draws).
+        return Int((next() >> 32) % UInt64(bound))
     }
 }

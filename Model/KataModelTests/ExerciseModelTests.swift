@@ -81,3 +81,33 @@ import Testing
         print("[model] \(wrong.testDescription): found after \(failure.tried) schedules in \(String(format: "%.3f", seconds)) s\n\(SwimLanes.render(failure))\n")
     }
 }
+
+/// A schedule is a function of the code and its number alone: these numbers and decision codes
+/// were printed on one machine (Linux x86_64, 2026-11-26) and must come out the same on any
+/// other, in a fresh clone. If the exercise's code or the twins change, print them again.
+@Suite struct PinnedScheduleTests {
+    struct Pin: Sendable, CustomTestStringConvertible {
+        let name: String
+        let check: ModelCheck
+        let number: UInt64
+        let code: String
+        var testDescription: String { name }
+    }
+
+    static let pins: [Pin] = [
+        Pin(name: "ThreadSafeDictionary SubtleRace", check: ModeledThreadSafeDictionarySubtleRace.modelChecks[0], number: 1, code: "0*4.1*5."),
+        Pin(name: "BoundedBuffer SubtleRace", check: ModeledBoundedBufferSubtleRace.modelChecks[0], number: 3, code: "1*4.220111"),
+        Pin(name: "Deadlocks OppositeOrder", check: ModeledDeadlocksOppositeOrder.modelChecks[0], number: 3, code: "112200"),
+        Pin(name: "GatesAndOnce CheckThenAct", check: ModeledGatesAndOnceCheckThenAct.modelChecks[0], number: 2, code: "0333010*12.1*4."),
+    ]
+
+    @Test(arguments: pins)
+    func theFirstFailingScheduleIsTheOnePrintedElsewhere(_ pin: Pin) throws {
+        let failure = try #require(Explorer(budget: 1_000).explore(pin.check.body).failure)
+        print("[model] pin \(pin.name): number \(failure.number), code \"\(failure.code)\"")
+        #expect(failure.number == pin.number)
+        #expect(failure.code == pin.code)
+        let replayed = try #require(Explorer(budget: 1).replay(code: pin.code, pin.check.body))
+        #expect(replayed.failed)
+    }
+}
