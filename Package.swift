@@ -123,7 +123,7 @@ let modelMode = Context.environment["KATA_MODEL"] == "1" || Context.environment[
 
 /// Each exercise's implementations built with twins, as modules `Modeled<Exercise><Implementation>`.
 let modeledBuilds: [(exercise: String, implementation: String)] = [
-    ("ThreadSafeDictionary", "Solution"), ("ThreadSafeDictionary", "SubtleRace"),
+    ("ThreadSafeDictionary", "Solution"), ("ThreadSafeDictionary", "SubtleRace"), ("ThreadSafeDictionary", "GlobalBarrier"),
     ("BoundedBuffer", "Solution"), ("BoundedBuffer", "SubtleRace"),
     ("Deadlocks", "Solution"), ("Deadlocks", "OppositeOrder"),
     ("GatesAndOnce", "Solution"), ("GatesAndOnce", "CheckThenAct"),
@@ -135,6 +135,10 @@ let modelTargets: [Target] = modelMode ? [
         name: "KataModelTests",
         dependencies: ["KataModel"] + modeledBuilds.map { .target(name: "Modeled\($0.exercise)\($0.implementation)") },
         path: "Model/KataModelTests"),
+    .executableTarget(
+        name: "kata-model",
+        dependencies: ["KataModel"] + modeledBuilds.map { .target(name: "Modeled\($0.exercise)\($0.implementation)") },
+        path: "Model/Tool"),
 ] + modeledBuilds.map { build in
     .target(
         name: "Modeled\(build.exercise)\(build.implementation)", dependencies: ["KataModel"],

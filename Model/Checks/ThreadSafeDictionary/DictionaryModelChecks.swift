@@ -32,7 +32,15 @@ public let modelChecks: [ModelCheck] = [
         let dictionary = ThreadSafeDictionary<Int, Int>()
         let writers = (1...2).map { writer in
             Model.spawn("writer \(writer)") {
-                for _ in 0..<2 { dictionary.withValue(forKey: 1) { $0 = ($0 ?? 0) + 1 } }
+                for _ in 0..<2 {
+                    dictionary.withValue(forKey: 1) { value in
+                        let seen = value ?? 0
+                        // A switch point inside the write: another writer that is let in now
+                        // (a barrier that does not exclude) reads the same old value.
+                        Model.point("inside withValue")
+                        value = seen + 1
+                    }
+                }
             }
         }
         Model.join(writers)
@@ -49,6 +57,7 @@ public let modelChecks: [ModelCheck] = [
             for _ in 0..<2 {
                 dictionary.mutate { storage in
                     storage[0, default: 0] -= 1
+                    Model.point("half way through mutate")
                     storage[1, default: 0] += 1
                 }
             }

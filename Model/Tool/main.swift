@@ -1,0 +1,92 @@
+// kata-model: runs the model checks of the exercises built with twins, or replays one schedule.
+//
+//   swift run --scratch-path .build-model kata-model check [Exercise [Implementation]] [--budget N]
+//   swift run --scratch-path .build-model kata-model replay Exercise Implementation Check (number | code)
+//
+// (with KATA_MODEL=1 in the environment). The grader does not call it yet: `grader replay` is
+// issue 39's interface, for when the model is wired into the grader.
+import Foundation
+import KataModel
+import ModeledBoundedBufferSolution
+import ModeledBoundedBufferSubtleRace
+import ModeledDeadlocksOppositeOrder
+import ModeledDeadlocksSolution
+import ModeledGatesAndOnceCheckThenAct
+import ModeledGatesAndOnceSolution
+import ModeledThreadSafeDictionaryGlobalBarrier
+import ModeledThreadSafeDictionarySolution
+import ModeledThreadSafeDictionarySubtleRace
+
+let builds: [(exercise: String, implementation: String, checks: [ModelCheck])] = [
+    ("ThreadSafeDictionary", "Solution", ModeledThreadSafeDictionarySolution.modelChecks),
+    ("ThreadSafeDictionary", "SubtleRace", ModeledThreadSafeDictionarySubtleRace.modelChecks),
+    ("ThreadSafeDictionary", "GlobalBarrier", ModeledThreadSafeDictionaryGlobalBarrier.modelChecks),
+    ("BoundedBuffer", "Solution", ModeledBoundedBufferSolution.modelChecks),
+    ("BoundedBuffer", "SubtleRace", ModeledBoundedBufferSubtleRace.modelChecks),
+    ("Deadlocks", "Solution", ModeledDeadlocksSolution.modelChecks),
+    ("Deadlocks", "OppositeOrder", ModeledDeadlocksOppositeOrder.modelChecks),
+    ("GatesAndOnce", "Solution", ModeledGatesAndOnceSolution.modelChecks),
+    ("GatesAndOnce", "CheckThenAct", ModeledGatesAndOnceCheckThenAct.modelChecks),
+]
+
+func usage() -> Never {
+    print("usage: kata-model check [Exercise [Implementation]] [--budget N]")
+    print("       kata-model replay Exercise Implementation Check (number | decision code)")
+    print("builds: " + builds.map { "\($0.exercise) \($0.implementation)" }.joined(separator: ", "))
+    exit(2)
+}
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+var budget = 1_000
+if let index = arguments.firstIndex(of: "--budget") {
+    guard arguments.indices.contains(index + 1), let value = Int(arguments[index + 1]) else { usage() }
+    budget = value
+    arguments.removeSubrange(index...index + 1)
+}
+guard let command = arguments.first else { usage() }
+
+switch command {
+case "check":
+    let selected = builds.filter { build in
+        (arguments.count < 2 || build.exercise == arguments[1]) && (arguments.count < 3 || build.implementation == arguments[2])
+    }
+    guard !selected.isEmpty else { usage() }
+    var failed = false
+    for build in selected {
+        let start = Date()
+        var schedules = 0
+        for check in build.checks {
+            let result = Explorer(budget: budget).explore(check.body)
+            schedules += result.tried
+            if let failure = result.failure {
+                failed = true
+                print("✗ \(build.exercise) \(build.implementation), \(check.name):")
+                print(SwimLanes.render(failure))
+                print("replay: kata-model replay \(build.exercise) \(build.implementation) \"\(check.name)\" \(failure.number)\n")
+            } else {
+                print("✓ \(build.exercise) \(build.implementation), \(check.name): \(result.tried) schedules")
+            }
+        }
+        let seconds = Date().timeIntervalSince(start)
+        print("  \(build.exercise) \(build.implementation): \(schedules) schedules in \(String(format: "%.2f", seconds)) s\n")
+    }
+    exit(failed ? 1 : 0)
+case "replay":
+    guard arguments.count == 5,
+          let build = builds.first(where: { $0.exercise == arguments[1] && $0.implementation == arguments[2] }),
+          let check = build.checks.first(where: { $0.name == arguments[3] })
+    else { usage() }
+    let explorer = Explorer(budget: 1)
+    let schedule: Schedule
+    if let number = UInt64(arguments[4]) {
+        schedule = explorer.replay(number, check.body)
+    } else if let replayed = explorer.replay(code: arguments[4], check.body) {
+        schedule = replayed
+    } else {
+        usage()
+    }
+    print(SwimLanes.render(schedule, header: ["Replay of \(arguments[4]) (\(schedule.strategyName)) / 重放 \(arguments[4])"], window: 40))
+    exit(schedule.failed ? 1 : 0)
+default:
+    usage()
+}
