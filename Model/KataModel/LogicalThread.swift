@@ -10,6 +10,8 @@ public final class LogicalThread: @unchecked Sendable {
     var state: State = .runnable
     /// The queues this thread is running a block of, innermost last (for `getSpecific`).
     public var queueStack: [AnyObject] = []
+    /// True while the check's own bookkeeping runs (a join): its rows are left out of the lanes.
+    var inHarness = false
     /// Set once, before the thread first runs.
     weak var scheduler: Scheduler?
 

@@ -18,11 +18,13 @@ public enum Model {
     public static func join(_ threads: [LogicalThread], file: StaticString = #fileID, line: UInt = #line) {
         guard let (scheduler, _) = Scheduler.current else { return }
         let site = Site(file, line)
-        for thread in threads {
-            scheduler.step("join \(thread.name)", at: site)
-            _ = scheduler.block(Wait(
-                what: Bilingual("\(thread.name) to finish", zh: "\(thread.name) 结束"), site: site,
-                until: { thread.isFinished }))
+        scheduler.harness {
+            for thread in threads {
+                scheduler.step("join \(thread.name)", at: site)
+                _ = scheduler.block(Wait(
+                    what: Bilingual("\(thread.name) to finish", zh: "\(thread.name) 结束"), site: site,
+                    until: { thread.isFinished }))
+            }
         }
     }
 
@@ -31,10 +33,12 @@ public enum Model {
     public static func joinAll(file: StaticString = #fileID, line: UInt = #line) {
         guard let (scheduler, me) = Scheduler.current else { return }
         let site = Site(file, line)
-        scheduler.step("waits for every other thread", at: site)
-        _ = scheduler.block(Wait(
-            what: Bilingual("every other thread to finish", zh: "其他所有线程结束"), site: site,
-            until: { scheduler.threads.allSatisfy { $0 === me || $0.isFinished } }))
+        scheduler.harness {
+            scheduler.step("waits for every other thread", at: site)
+            _ = scheduler.block(Wait(
+                what: Bilingual("every other thread to finish", zh: "其他所有线程结束"), site: site,
+                until: { scheduler.threads.allSatisfy { $0 === me || $0.isFinished } }))
+        }
     }
 
     /// A row in the trace that is not a switch point ("make() runs").

@@ -29,6 +29,8 @@ public final class Scheduler: @unchecked Sendable {
         public let site: Site?
         /// Virtual seconds since the schedule started.
         public let time: Double
+        /// A row of the check's own bookkeeping (joining its threads), not of the code under test.
+        public let harness: Bool
     }
 
     // Everything below is read and written only by the thread holding the baton (or, after the
@@ -141,6 +143,14 @@ public final class Scheduler: @unchecked Sendable {
         return now + max(0, secondsFromNow)
     }
 
+    /// Runs `body` with the caller's rows marked as the check's bookkeeping.
+    public func harness<R>(_ body: () -> R) -> R {
+        guard let me = current else { return body() }
+        me.inHarness = true
+        defer { me.inHarness = false }
+        return body()
+    }
+
     /// A row of the trace that is not a switch point.
     public func note(_ text: String, at site: Site? = nil) {
         guard let me = current else { return }
@@ -189,7 +199,7 @@ public final class Scheduler: @unchecked Sendable {
     // MARK: - Scheduling
 
     private func record(_ thread: LogicalThread, _ text: String, _ site: Site?) {
-        events.append(Event(step: events.count, thread: thread.id, text: text, site: site, time: now))
+        events.append(Event(step: events.count, thread: thread.id, text: text, site: site, time: now, harness: thread.inHarness))
     }
 
     private func isEnabled(_ thread: LogicalThread) -> Bool {

@@ -6,6 +6,7 @@ import ModeledDeadlocksOppositeOrder
 import ModeledDeadlocksSolution
 import ModeledGatesAndOnceCheckThenAct
 import ModeledGatesAndOnceSolution
+import ModeledThreadSafeDictionaryGlobalBarrier
 import ModeledThreadSafeDictionarySolution
 import ModeledThreadSafeDictionarySubtleRace
 import Testing
@@ -51,8 +52,12 @@ import Testing
 
     static let wrong: [Wrong] = [
         Wrong(implementation: "ThreadSafeDictionary SubtleRace", check: ModeledThreadSafeDictionarySubtleRace.modelChecks[0], deadlock: false),
+        Wrong(implementation: "ThreadSafeDictionary GlobalBarrier", check: ModeledThreadSafeDictionaryGlobalBarrier.modelChecks[1], deadlock: false),
+        Wrong(implementation: "ThreadSafeDictionary GlobalBarrier", check: ModeledThreadSafeDictionaryGlobalBarrier.modelChecks[2], deadlock: false),
         Wrong(implementation: "BoundedBuffer SubtleRace", check: ModeledBoundedBufferSubtleRace.modelChecks[0], deadlock: true),
+        Wrong(implementation: "BoundedBuffer SubtleRace", check: ModeledBoundedBufferSubtleRace.modelChecks[1], deadlock: true),
         Wrong(implementation: "Deadlocks OppositeOrder", check: ModeledDeadlocksOppositeOrder.modelChecks[0], deadlock: true),
+        Wrong(implementation: "Deadlocks OppositeOrder", check: ModeledDeadlocksOppositeOrder.modelChecks[1], deadlock: true),
         Wrong(implementation: "GatesAndOnce CheckThenAct", check: ModeledGatesAndOnceCheckThenAct.modelChecks[0], deadlock: false),
     ]
 
