@@ -45,12 +45,12 @@ public final class ModelCondition: @unchecked Sendable {
     public func signal(at site: Site) {
         guard let (scheduler, _) = Scheduler.current else { return }
         guard !waiters.isEmpty else {
-            scheduler.step("signal() on \(name): nobody waits", at: site)
+            scheduler.after("signal() on \(name): nobody waits", at: site)
             return
         }
         let woken = waiters.remove(at: scheduler.choose(waiters.count))
         woken.signalled = true
-        scheduler.step("signal() on \(name): wakes \(woken.thread.name)", at: site)
+        scheduler.after("signal() on \(name): wakes \(woken.thread.name)", at: site)
     }
 
     public func broadcast(at site: Site) {
@@ -59,6 +59,6 @@ public final class ModelCondition: @unchecked Sendable {
         waiters.removeAll()
         for waiter in woken { waiter.signalled = true }
         let whom = woken.isEmpty ? "nobody waits" : "wakes " + woken.map(\.thread.name).joined(separator: ", ")
-        scheduler.step("broadcast() on \(name): \(whom)", at: site)
+        scheduler.after("broadcast() on \(name): \(whom)", at: site)
     }
 }

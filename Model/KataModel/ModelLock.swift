@@ -61,7 +61,7 @@ public final class ModelLock: @unchecked Sendable {
         depth -= 1
         if depth == 0 { owner = nil }
         // The switch comes after the release: another thread may act on it before this one goes on.
-        scheduler.step("\(text) on \(name)", at: site)
+        scheduler.after("\(text) on \(name)", at: site)
     }
 
     /// Gives the lock up entirely (NSCondition.wait) and returns the depth to restore.

@@ -61,7 +61,7 @@ public final class ModelQueue: @unchecked Sendable {
         scheduler.step(barrier ? "barrier sync on \(display)" : "sync on \(display)", at: site)
         let entry = enqueue(barrier: barrier)
         let result = try runWhenItsTurn(entry, scheduler, me, site, body)
-        scheduler.step("end of sync on \(display)", at: site)
+        scheduler.after("end of sync on \(display)", at: site)
         return result
     }
 
@@ -90,7 +90,7 @@ public final class ModelQueue: @unchecked Sendable {
             done()
         }
         let what = delay.map { "asyncAfter(+\($0) s)" } ?? (barrier ? "barrier async" : "async")
-        scheduler.step("\(what) on \(display) → block \(blocksMade)", at: site)
+        scheduler.after("\(what) on \(display) → block \(blocksMade)", at: site)
     }
 
     public func suspend(at site: Site) {
@@ -110,7 +110,7 @@ public final class ModelQueue: @unchecked Sendable {
             return
         }
         suspensions -= 1
-        scheduler.step("resume() on \(display)", at: site)
+        scheduler.after("resume() on \(display)", at: site)
     }
 
     public func setSpecific(_ key: ObjectIdentifier, _ value: Any?) {
@@ -151,7 +151,7 @@ public final class ModelGroup: @unchecked Sendable {
         }
         count -= 1
         if count == 0 { fire() }
-        scheduler.step("leave() on \(name) (count \(count))", at: site)
+        scheduler.after("leave() on \(name) (count \(count))", at: site)
     }
 
     private func fire() {

@@ -32,7 +32,7 @@ public final class ModelSemaphore: @unchecked Sendable {
         value += 1
         guard let (scheduler, _) = Scheduler.current else { return 0 }
         let woke = waiting > 0 ? 1 : 0
-        scheduler.step("signal() on \(name) (value \(value))", at: site)
+        scheduler.after("signal() on \(name) (value \(value))", at: site)
         return woke
     }
 }

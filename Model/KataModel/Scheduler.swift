@@ -115,11 +115,24 @@ public final class Scheduler: @unchecked Sendable {
 
     // MARK: - What twins call (on the thread holding the baton)
 
-    /// A switch point: records `text` at `site` for the calling thread, then lets the strategy
-    /// choose who runs next (perhaps the caller).
-    public func step(_ text: String, at site: Site?) {
+    /// A switch point before an operation: the strategy chooses who runs next (perhaps the
+    /// caller); once the caller runs again, `text` is recorded at `site` and the operation follows
+    /// at once, so its row stands where it really happened.
+    public func step(_ text: @autoclosure () -> String, at site: Site?) {
+        guard let me = current else { return }
+        yieldTurn(me)
+        record(me, text(), site)
+    }
+
+    /// A switch point after an operation that already took effect (an unlock, a signal): its row
+    /// comes first, then other threads may act on it before the caller goes on.
+    public func after(_ text: String, at site: Site?) {
         guard let me = current else { return }
         record(me, text, site)
+        yieldTurn(me)
+    }
+
+    private func yieldTurn(_ me: LogicalThread) {
         steps += 1
         if steps > maxSteps {
             end(.stepLimit(maxSteps))
