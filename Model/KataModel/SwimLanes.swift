@@ -2,16 +2,16 @@
 /// steps before the end, then what went wrong. The frame is in English and Chinese; the code
 /// (operation names, file:line) stays code.
 public enum SwimLanes {
-    public static func render(_ failure: Explorer.Failure, window: Int = 20, width: Int = 44) -> String {
+    public static func render(_ failure: Explorer.Failure, window: Int = 20, width: Int = 60) -> String {
         let header = [
             "The interleaving that broke it (schedule \(failure.number), \(failure.schedule.strategyName), found after \(failure.tried) schedule\(failure.tried == 1 ? "" : "s"))",
             "导致失败的交错执行（调度 \(failure.number)，\(chinese(failure.schedule.strategyName))，第 \(failure.tried) 次调度发现）",
-            "Replay / 重放: schedule \(failure.number), or decisions \"\(failure.code)\"",
+            "Replay / 重放: schedule \(failure.number), or decisions code:\(failure.code)",
         ]
         return render(failure.schedule, header: header, window: window, width: width)
     }
 
-    public static func render(_ schedule: Schedule, header: [String] = [], window: Int = 20, width: Int = 44) -> String {
+    public static func render(_ schedule: Schedule, header: [String] = [], window: Int = 20, width: Int = 60) -> String {
         // A failed property ends the picture where it failed; a deadlock, where everyone stopped.
         let end = schedule.violationEvent.map { $0 + 1 } ?? schedule.events.count
         // The check's own joins are left out: the lanes show the code under test.
@@ -21,7 +21,11 @@ public enum SwimLanes {
         for event in shown where !columns.contains(event.thread) { columns.append(event.thread) }
         columns.sort()
         let names = columns.map { schedule.threadNames.indices.contains($0) ? schedule.threadNames[$0] : "thread \($0)" }
-        let widths = names.map { max(width, $0.count) }
+        // Each column as wide as its longest cell, up to `width`; a longer cell loses its end.
+        let widths = columns.enumerated().map { index, thread in
+            let longest = shown.filter { $0.thread == thread }.map { cellText($0).count }.max() ?? 0
+            return max(names[index].count, min(width, longest))
+        }
 
         var lines = header
         let skipped = relevant.count - shown.count
@@ -31,13 +35,17 @@ public enum SwimLanes {
         lines.append(row("step", names, widths))
         lines.append(" " + String(repeating: "-", count: 5) + widths.map { "+" + String(repeating: "-", count: $0 + 2) }.joined())
         for event in shown {
-            // The learner's line first: a long cell loses its end, never the line.
-            let cell = event.site.map { "\($0)  \(event.text)" } ?? event.text
+            let cell = cellText(event)
             let cells = columns.map { $0 == event.thread ? cell : "" }
             lines.append(row("\(event.step)", cells, widths))
         }
         lines.append(contentsOf: verdict(schedule.outcome))
         return lines.joined(separator: "\n")
+    }
+
+    /// The learner's line first: a long cell loses its end, never the line.
+    private static func cellText(_ event: Scheduler.Event) -> String {
+        event.site.map { "\($0)  \(event.text)" } ?? event.text
     }
 
     /// The strategy's name in Chinese ("random walk", "PCT, 2 change points").

@@ -1,7 +1,7 @@
 // kata-model: runs the model checks of the exercises built with twins, or replays one schedule.
 //
 //   swift run --scratch-path .build-model kata-model check [Exercise [Implementation]] [--budget N]
-//   swift run --scratch-path .build-model kata-model replay Exercise Implementation Check (number | code)
+//   swift run --scratch-path .build-model kata-model replay Exercise Implementation Check (number | code:DECISIONS)
 //
 // (with KATA_MODEL=1 in the environment). The grader does not call it yet: `grader replay` is
 // issue 39's interface, for when the model is wired into the grader.
@@ -31,7 +31,7 @@ let builds: [(exercise: String, implementation: String, checks: [ModelCheck])] =
 
 func usage() -> Never {
     print("usage: kata-model check [Exercise [Implementation]] [--budget N]")
-    print("       kata-model replay Exercise Implementation Check (number | decision code)")
+    print("       kata-model replay Exercise Implementation Check (number | code:DECISIONS)")
     print("builds: " + builds.map { "\($0.exercise) \($0.implementation)" }.joined(separator: ", "))
     exit(2)
 }
@@ -78,7 +78,10 @@ case "replay":
     else { usage() }
     let explorer = Explorer(budget: 1)
     let schedule: Schedule
-    if let number = UInt64(arguments[4]) {
+    // "code:112200" is a list of decisions; a plain number is a schedule number.
+    if arguments[4].hasPrefix("code:"), let replayed = explorer.replay(code: String(arguments[4].dropFirst(5)), check.body) {
+        schedule = replayed
+    } else if let number = UInt64(arguments[4]) {
         schedule = explorer.replay(number, check.body)
     } else if let replayed = explorer.replay(code: arguments[4], check.body) {
         schedule = replayed
