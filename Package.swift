@@ -123,8 +123,10 @@ let modelMode = Context.environment["KATA_MODEL"] == "1" || Context.environment[
 
 /// Each exercise's implementations built with twins, as modules `Modeled<Exercise><Implementation>`.
 let modeledBuilds: [(exercise: String, implementation: String)] = [
-    ("ThreadSafeDictionary", "Solution"), ("ThreadSafeDictionary", "SubtleRace"), ("ThreadSafeDictionary", "GlobalBarrier"),
-    ("BoundedBuffer", "Solution"), ("BoundedBuffer", "SubtleRace"),
+    ("ThreadSafeDictionary", "Solution"), ("ThreadSafeDictionary", "LockStyle"), ("ThreadSafeDictionary", "MutexStyle"),
+    ("ThreadSafeDictionary", "SubtleRace"), ("ThreadSafeDictionary", "GlobalBarrier"),
+    ("BoundedBuffer", "Solution"), ("BoundedBuffer", "SubtleRace"), ("BoundedBuffer", "RelockBeforeWait"),
+    ("BoundedBuffer", "SignalNotBroadcast"),
     ("Deadlocks", "Solution"), ("Deadlocks", "OppositeOrder"),
     ("GatesAndOnce", "Solution"), ("GatesAndOnce", "CheckThenAct"),
 ]

@@ -1,5 +1,7 @@
 import Foundation
 import KataModel
+import ModeledBoundedBufferRelockBeforeWait
+import ModeledBoundedBufferSignalNotBroadcast
 import ModeledBoundedBufferSolution
 import ModeledBoundedBufferSubtleRace
 import ModeledDeadlocksOppositeOrder
@@ -7,6 +9,8 @@ import ModeledDeadlocksSolution
 import ModeledGatesAndOnceCheckThenAct
 import ModeledGatesAndOnceSolution
 import ModeledThreadSafeDictionaryGlobalBarrier
+import ModeledThreadSafeDictionaryLockStyle
+import ModeledThreadSafeDictionaryMutexStyle
 import ModeledThreadSafeDictionarySolution
 import ModeledThreadSafeDictionarySubtleRace
 import Testing
@@ -22,6 +26,8 @@ import Testing
 
     static let right: [(String, [ModelCheck])] = [
         ("ThreadSafeDictionary solution", ModeledThreadSafeDictionarySolution.modelChecks),
+        ("ThreadSafeDictionary with one NSLock", ModeledThreadSafeDictionaryLockStyle.modelChecks),
+        ("ThreadSafeDictionary with a Mutex", ModeledThreadSafeDictionaryMutexStyle.modelChecks),
         ("BoundedBuffer solution", ModeledBoundedBufferSolution.modelChecks),
         ("Deadlocks solution", ModeledDeadlocksSolution.modelChecks),
         ("GatesAndOnce SessionQueue solution", ModeledGatesAndOnceSolution.modelChecks),
@@ -56,6 +62,11 @@ import Testing
         Wrong(implementation: "ThreadSafeDictionary GlobalBarrier", check: ModeledThreadSafeDictionaryGlobalBarrier.modelChecks[2], deadlock: false),
         Wrong(implementation: "BoundedBuffer SubtleRace", check: ModeledBoundedBufferSubtleRace.modelChecks[0], deadlock: true),
         Wrong(implementation: "BoundedBuffer SubtleRace", check: ModeledBoundedBufferSubtleRace.modelChecks[1], deadlock: true),
+        Wrong(implementation: "BoundedBuffer SubtleRace", check: ModeledBoundedBufferSubtleRace.modelChecks[2], deadlock: true),
+        Wrong(implementation: "BoundedBuffer RelockBeforeWait", check: ModeledBoundedBufferRelockBeforeWait.modelChecks[0], deadlock: true),
+        Wrong(implementation: "BoundedBuffer RelockBeforeWait", check: ModeledBoundedBufferRelockBeforeWait.modelChecks[1], deadlock: true),
+        Wrong(implementation: "BoundedBuffer RelockBeforeWait", check: ModeledBoundedBufferRelockBeforeWait.modelChecks[2], deadlock: true),
+        Wrong(implementation: "BoundedBuffer SignalNotBroadcast", check: ModeledBoundedBufferSignalNotBroadcast.modelChecks[1], deadlock: true),
         Wrong(implementation: "Deadlocks OppositeOrder", check: ModeledDeadlocksOppositeOrder.modelChecks[0], deadlock: true),
         Wrong(implementation: "Deadlocks OppositeOrder", check: ModeledDeadlocksOppositeOrder.modelChecks[1], deadlock: true),
         Wrong(implementation: "GatesAndOnce CheckThenAct", check: ModeledGatesAndOnceCheckThenAct.modelChecks[0], deadlock: false),

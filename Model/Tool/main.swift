@@ -7,6 +7,8 @@
 // issue 39's interface, for when the model is wired into the grader.
 import Foundation
 import KataModel
+import ModeledBoundedBufferRelockBeforeWait
+import ModeledBoundedBufferSignalNotBroadcast
 import ModeledBoundedBufferSolution
 import ModeledBoundedBufferSubtleRace
 import ModeledDeadlocksOppositeOrder
@@ -14,15 +16,21 @@ import ModeledDeadlocksSolution
 import ModeledGatesAndOnceCheckThenAct
 import ModeledGatesAndOnceSolution
 import ModeledThreadSafeDictionaryGlobalBarrier
+import ModeledThreadSafeDictionaryLockStyle
+import ModeledThreadSafeDictionaryMutexStyle
 import ModeledThreadSafeDictionarySolution
 import ModeledThreadSafeDictionarySubtleRace
 
 let builds: [(exercise: String, implementation: String, checks: [ModelCheck])] = [
     ("ThreadSafeDictionary", "Solution", ModeledThreadSafeDictionarySolution.modelChecks),
+    ("ThreadSafeDictionary", "LockStyle", ModeledThreadSafeDictionaryLockStyle.modelChecks),
+    ("ThreadSafeDictionary", "MutexStyle", ModeledThreadSafeDictionaryMutexStyle.modelChecks),
     ("ThreadSafeDictionary", "SubtleRace", ModeledThreadSafeDictionarySubtleRace.modelChecks),
     ("ThreadSafeDictionary", "GlobalBarrier", ModeledThreadSafeDictionaryGlobalBarrier.modelChecks),
     ("BoundedBuffer", "Solution", ModeledBoundedBufferSolution.modelChecks),
     ("BoundedBuffer", "SubtleRace", ModeledBoundedBufferSubtleRace.modelChecks),
+    ("BoundedBuffer", "RelockBeforeWait", ModeledBoundedBufferRelockBeforeWait.modelChecks),
+    ("BoundedBuffer", "SignalNotBroadcast", ModeledBoundedBufferSignalNotBroadcast.modelChecks),
     ("Deadlocks", "Solution", ModeledDeadlocksSolution.modelChecks),
     ("Deadlocks", "OppositeOrder", ModeledDeadlocksOppositeOrder.modelChecks),
     ("GatesAndOnce", "Solution", ModeledGatesAndOnceSolution.modelChecks),

@@ -19,6 +19,24 @@ public let modelChecks: [ModelCheck] = [
             "the consumer took \(taken.values) from a producer that put [1, 2]",
             zh: "生产者放入 [1, 2]，消费者却取到 \(taken.values)")
     },
+    ModelCheck("two producers, one consumer") {
+        let buffer = BoundedBuffer<Int>(capacity: 1)
+        let taken = Results()
+        let producers = [[1, 2], [3, 4]].enumerated().map { index, elements in
+            Model.spawn("producer \(index + 1)") {
+                for element in elements { try? buffer.put(element) }
+            }
+        }
+        let consumer = Model.spawn("consumer") {
+            for _ in 0..<4 { if let element = try? buffer.take() { taken.values.append(element) } }
+        }
+        Model.join(producers + [consumer])
+        let inOrder = taken.values.filter { $0 <= 2 } == [1, 2] && taken.values.filter { $0 > 2 } == [3, 4]
+        Model.check(
+            taken.values.count == 4 && inOrder,
+            "two producers put [1, 2] and [3, 4]; the consumer took \(taken.values)",
+            zh: "两个生产者分别放入 [1, 2] 和 [3, 4]；消费者取到 \(taken.values)")
+    },
     ModelCheck("two consumers, close") {
         let buffer = BoundedBuffer<Int>(capacity: 1)
         let taken = Results()
