@@ -127,7 +127,7 @@ let modeledBuilds: [(exercise: String, implementation: String)] = [
     ("ThreadSafeDictionary", "SubtleRace"), ("ThreadSafeDictionary", "GlobalBarrier"),
     ("BoundedBuffer", "Solution"), ("BoundedBuffer", "SubtleRace"), ("BoundedBuffer", "RelockBeforeWait"),
     ("BoundedBuffer", "SignalNotBroadcast"),
-    ("Deadlocks", "Solution"), ("Deadlocks", "OppositeOrder"),
+    ("Deadlocks", "Solution"), ("Deadlocks", "OppositeOrder"), ("Deadlocks", "PlainSync"),
     ("GatesAndOnce", "Solution"), ("GatesAndOnce", "CheckThenAct"),
 ]
 

@@ -5,6 +5,7 @@ import ModeledBoundedBufferSignalNotBroadcast
 import ModeledBoundedBufferSolution
 import ModeledBoundedBufferSubtleRace
 import ModeledDeadlocksOppositeOrder
+import ModeledDeadlocksPlainSync
 import ModeledDeadlocksSolution
 import ModeledGatesAndOnceCheckThenAct
 import ModeledGatesAndOnceSolution
@@ -68,7 +69,8 @@ import Testing
         Wrong(implementation: "BoundedBuffer RelockBeforeWait", check: ModeledBoundedBufferRelockBeforeWait.modelChecks[2], deadlock: true),
         Wrong(implementation: "BoundedBuffer SignalNotBroadcast", check: ModeledBoundedBufferSignalNotBroadcast.modelChecks[1], deadlock: true),
         Wrong(implementation: "Deadlocks OppositeOrder", check: ModeledDeadlocksOppositeOrder.modelChecks[0], deadlock: true),
-        Wrong(implementation: "Deadlocks OppositeOrder", check: ModeledDeadlocksOppositeOrder.modelChecks[1], deadlock: true),
+        Wrong(implementation: "Deadlocks OppositeOrder", check: ModeledDeadlocksOppositeOrder.modelChecks[2], deadlock: true),
+        Wrong(implementation: "Deadlocks PlainSync", check: ModeledDeadlocksPlainSync.modelChecks[1], deadlock: true),
         Wrong(implementation: "GatesAndOnce CheckThenAct", check: ModeledGatesAndOnceCheckThenAct.modelChecks[0], deadlock: false),
     ]
 

@@ -85,6 +85,19 @@ import Testing
         #expect(result.failure == nil)
     }
 
+    @Test func aThreadThatSpinsOnTryLockEndsAtTheStepBound() throws {
+        let result = Explorer(budget: 1, maxSteps: 500).explore {
+            let lock = ModelLock(kind: "NSLock")
+            lock.lock(at: Site(#fileID, #line))
+            let spinner = Model.spawn("spinner") {
+                while !lock.tryLock(at: Site(#fileID, #line)) {}
+            }
+            Model.join(spinner)
+        }
+        let failure = try #require(result.failure)
+        #expect(failure.schedule.outcome == .stepLimit(500))
+    }
+
     @Test func decisionCodeRoundTrips() {
         let decisions = [0, 0, 0, 0, 0, 1, 2, 1, 1, 35, 0]
         #expect(DecisionCode.decode(DecisionCode.encode(decisions)) == decisions)

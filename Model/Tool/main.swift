@@ -12,6 +12,7 @@ import ModeledBoundedBufferSignalNotBroadcast
 import ModeledBoundedBufferSolution
 import ModeledBoundedBufferSubtleRace
 import ModeledDeadlocksOppositeOrder
+import ModeledDeadlocksPlainSync
 import ModeledDeadlocksSolution
 import ModeledGatesAndOnceCheckThenAct
 import ModeledGatesAndOnceSolution
@@ -33,6 +34,7 @@ let builds: [(exercise: String, implementation: String, checks: [ModelCheck])] =
     ("BoundedBuffer", "SignalNotBroadcast", ModeledBoundedBufferSignalNotBroadcast.modelChecks),
     ("Deadlocks", "Solution", ModeledDeadlocksSolution.modelChecks),
     ("Deadlocks", "OppositeOrder", ModeledDeadlocksOppositeOrder.modelChecks),
+    ("Deadlocks", "PlainSync", ModeledDeadlocksPlainSync.modelChecks),
     ("GatesAndOnce", "Solution", ModeledGatesAndOnceSolution.modelChecks),
     ("GatesAndOnce", "CheckThenAct", ModeledGatesAndOnceCheckThenAct.modelChecks),
 ]

@@ -13,6 +13,21 @@ public let modelChecks: [ModelCheck] = [
             total == 200, "after two transfers the bank holds \(total), not 200",
             zh: "两次转账之后银行总额是 \(total)，而不是 200")
     },
+    ModelCheck("nested sync on a worker") {
+        let worker = SerialWorker(label: "worker")
+        let done = Results()
+        let caller = Model.spawn("caller") {
+            worker.sync { worker.sync { done.values.append(1) } }
+        }
+        let submitter = Model.spawn("submitter") {
+            worker.async { worker.sync { done.values.append(2) } }
+        }
+        Model.join(caller, submitter)
+        Model.joinAll()
+        Model.check(
+            done.values.sorted() == [1, 2], "nested sync calls on one SerialWorker ran \(done.values), not both",
+            zh: "同一个 SerialWorker 上的嵌套 sync 调用只运行了 \(done.values)，而不是两个都运行")
+    },
     ModelCheck("audit beside a transfer") {
         let bank = Bank(balances: [50, 50, 50])
         let sums = Results()
