@@ -31,7 +31,7 @@ import Testing
         ("ThreadSafeDictionary with a Mutex", ModeledThreadSafeDictionaryMutexStyle.modelChecks),
         ("BoundedBuffer solution", ModeledBoundedBufferSolution.modelChecks),
         ("Deadlocks solution", ModeledDeadlocksSolution.modelChecks),
-        ("GatesAndOnce SessionQueue solution", ModeledGatesAndOnceSolution.modelChecks),
+        ("GatesAndOnce solution (SessionQueue, Lazy)", ModeledGatesAndOnceSolution.modelChecks),
     ]
 
     @Test(arguments: right)
@@ -72,6 +72,7 @@ import Testing
         Wrong(implementation: "Deadlocks OppositeOrder", check: ModeledDeadlocksOppositeOrder.modelChecks[2], deadlock: true),
         Wrong(implementation: "Deadlocks PlainSync", check: ModeledDeadlocksPlainSync.modelChecks[1], deadlock: true),
         Wrong(implementation: "GatesAndOnce CheckThenAct", check: ModeledGatesAndOnceCheckThenAct.modelChecks[0], deadlock: false),
+        Wrong(implementation: "GatesAndOnce CheckThenAct", check: ModeledGatesAndOnceCheckThenAct.modelChecks[1], deadlock: false),
     ]
 
     @Test(arguments: wrong)
