@@ -1,36 +1,11 @@
 #if KATA_MODEL
-import Foundation
 import KataModel
 
-/// Model twin of Foundation's `NSLock`: same calls, each one a switch point of the model's
-/// scheduler, recorded with the caller's file and line. A module's own declaration wins over an
-/// imported one, so the exercise's unchanged code calls this one.
-final class NSLock: @unchecked Sendable {
-    private let model = ModelLock(kind: "NSLock")
-    var name: String?
-
-    init() {}
-
-    func lock(file: StaticString = #fileID, line: UInt = #line) {
-        model.lock(at: Site(file, line))
-    }
-
-    func unlock(file: StaticString = #fileID, line: UInt = #line) {
-        model.unlock(at: Site(file, line))
-    }
-
-    func `try`(file: StaticString = #fileID, line: UInt = #line) -> Bool {
-        model.tryLock(at: Site(file, line))
-    }
-
-    func lock(before limit: Date, file: StaticString = #fileID, line: UInt = #line) -> Bool {
-        model.lock(at: Site(file, line), text: "lock(before:)", deadline: ModelTime.deadline(limit))
-    }
-
-    func withLock<R>(file: StaticString = #fileID, line: UInt = #line, _ body: () throws -> R) rethrows -> R {
-        model.lock(at: Site(file, line))
-        defer { model.unlock(at: Site(file, line)) }
-        return try body()
+/// Model twin of Foundation's `NSLock`. A module's own declaration wins over an imported one, so
+/// the exercise's unchanged code calls this one. Taken twice by one thread, it waits for itself.
+final class NSLock: KataModelLockTwin, @unchecked Sendable {
+    init() {
+        super.init(modelLock: ModelLock(kind: "NSLock"))
     }
 }
 #endif
