@@ -26,17 +26,20 @@ public struct Explorer: Sendable {
     public let budget: Int
     public let first: UInt64
     public let maxSteps: Int
+    /// Real seconds one schedule may take before it is reported as stalled.
+    public let watchdog: Double
 
-    public init(budget: Int, first: UInt64 = 0, maxSteps: Int = 20_000) {
+    public init(budget: Int, first: UInt64 = 0, maxSteps: Int = 20_000, watchdog: Double = 10) {
         self.budget = budget
         self.first = first
         self.maxSteps = maxSteps
+        self.watchdog = watchdog
     }
 
     /// PCT places its change points among this many decisions: those of a first, random-walk
     /// schedule (number 0 is always random walk), so the estimate is a function of the code alone.
     public func expectedSteps(_ body: @escaping @Sendable () -> Void) -> Int {
-        let probe = Scheduler.run(strategy: RandomWalk(seed: 0), maxSteps: maxSteps, body)
+        let probe = Scheduler.run(strategy: RandomWalk(seed: 0), maxSteps: maxSteps, watchdog: watchdog, body)
         return max(1, probe.decisions.count)
     }
 
@@ -48,7 +51,7 @@ public struct Explorer: Sendable {
         var failure: Failure?
         for offset in 0..<UInt64(budget) {
             let number = first &+ offset
-            let schedule = Scheduler.run(strategy: strategy(forSchedule: number, expectedSteps: steps), maxSteps: maxSteps, body)
+            let schedule = Scheduler.run(strategy: strategy(forSchedule: number, expectedSteps: steps), maxSteps: maxSteps, watchdog: watchdog, body)
             tried += 1
             if schedule.failed {
                 failure = Failure(schedule: schedule, number: number, expectedSteps: steps, tried: tried)
@@ -61,12 +64,12 @@ public struct Explorer: Sendable {
 
     /// Runs schedule `number` again, exactly.
     public func replay(_ number: UInt64, _ body: @escaping @Sendable () -> Void) -> Schedule {
-        Scheduler.run(strategy: strategy(forSchedule: number, expectedSteps: expectedSteps(body)), maxSteps: maxSteps, body)
+        Scheduler.run(strategy: strategy(forSchedule: number, expectedSteps: expectedSteps(body)), maxSteps: maxSteps, watchdog: watchdog, body)
     }
 
     /// Runs the decisions of a printed code again.
     public func replay(code: String, _ body: @escaping @Sendable () -> Void) -> Schedule? {
         guard let decisions = DecisionCode.decode(code) else { return nil }
-        return Scheduler.run(strategy: Replay(decisions: decisions), maxSteps: maxSteps, body)
+        return Scheduler.run(strategy: Replay(decisions: decisions), maxSteps: maxSteps, watchdog: watchdog, body)
     }
 }

@@ -1,3 +1,4 @@
+import Dispatch
 import KataModel
 import Testing
 
@@ -96,6 +97,17 @@ import Testing
         }
         let failure = try #require(result.failure)
         #expect(failure.schedule.outcome == .stepLimit(500))
+    }
+
+    @Test func aThreadLoopingWithoutATwinOperationIsReportedAsStalled() throws {
+        // The loop ends by itself after one real second, so that nothing spins after the test.
+        let result = Explorer(budget: 1, watchdog: 0.2).explore {
+            let until = DispatchTime.now().uptimeNanoseconds + 1_000_000_000
+            while DispatchTime.now().uptimeNanoseconds < until {}
+        }
+        let failure = try #require(result.failure)
+        #expect(failure.schedule.outcome == .stalled(0.2))
+        #expect(SwimLanes.render(failure).contains("no twin operation"))
     }
 
     @Test func decisionCodeRoundTrips() {
