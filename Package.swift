@@ -129,7 +129,8 @@ let modeledBuilds: [(exercise: String, implementation: String)] = [
     ("BoundedBuffer", "SignalNotBroadcast"),
     ("Deadlocks", "Solution"), ("Deadlocks", "OppositeOrder"), ("Deadlocks", "PlainSync"),
     ("GatesAndOnce", "Solution"), ("GatesAndOnce", "CheckThenAct"),
-]
+    ("CancellableWork", "Solution"), ("CancellableWork", "SubtleRace"),
+].filter { !excluded.contains($0.exercise) }
 
 let modelTargets: [Target] = modelMode ? [
     .target(name: "KataModel", path: "Model/KataModel"),
@@ -143,7 +144,8 @@ let modelTargets: [Target] = modelMode ? [
         path: "Model/Tool"),
 ] + modeledBuilds.map { build in
     .target(
-        name: "Modeled\(build.exercise)\(build.implementation)", dependencies: ["KataModel"],
+        name: "Modeled\(build.exercise)\(build.implementation)",
+        dependencies: ["KataModel"] + (exercisesWithGivenCode.contains(build.exercise) ? [.target(name: "\(build.exercise)Given")] : []),
         path: "Model/Builds/\(build.exercise)/\(build.implementation)",
         swiftSettings: [.define("KATA_MODEL")])
 } : []

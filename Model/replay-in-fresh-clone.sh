@@ -27,5 +27,6 @@ ThreadSafeDictionary|SubtleRace|insert once|1|0*4.1*5.
 BoundedBuffer|SubtleRace|hand-off through one slot|3|1*4.220111
 Deadlocks|OppositeOrder|opposite transfers|3|112200
 GatesAndOnce|CheckThenAct|two openers|2|0333010*12.1*4.
+CancellableWork|SubtleRace|burst from two threads|0|12112221001101
 PINS
 exit $failed

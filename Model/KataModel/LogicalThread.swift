@@ -44,9 +44,12 @@ public final class Wait {
     let holder: () -> LogicalThread?
     let site: Site
     var timedOut = false
+    /// The row when the deadline passes ("⏱ gives up at 2 s" unless said otherwise).
+    let onDeadline: String?
 
-    public init(what: Bilingual, site: Site, deadline: Double? = nil, holder: @escaping () -> LogicalThread? = { nil }, until ready: @escaping () -> Bool) {
+    public init(what: Bilingual, site: Site, deadline: Double? = nil, onDeadline: String? = nil, holder: @escaping () -> LogicalThread? = { nil }, until ready: @escaping () -> Bool) {
         self.what = what
+        self.onDeadline = onDeadline
         self.site = site
         self.deadline = deadline
         self.holder = holder

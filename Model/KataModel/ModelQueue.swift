@@ -80,7 +80,8 @@ public final class ModelQueue: @unchecked Sendable {
             if let delay {
                 _ = scheduler.block(Wait(
                     what: Bilingual("\(delay) s to pass", zh: "\(delay) 秒过去"), site: site,
-                    deadline: scheduler.virtualDeadline(secondsFromNow: delay), until: { false }))
+                    deadline: scheduler.virtualDeadline(secondsFromNow: delay), onDeadline: "⏱ its \(delay) s have passed",
+                    until: { false }))
                 entry = enqueue(barrier: barrier)
             }
             runWhenItsTurn(entry!, scheduler, me, site) {

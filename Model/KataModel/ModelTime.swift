@@ -18,6 +18,11 @@ public enum ModelTime {
         return Scheduler.current?.scheduler.virtualDeadline(secondsFromNow: left)
     }
 
+    /// The virtual clock, in whole nanoseconds (0 outside a schedule).
+    public static var nowNanoseconds: UInt64 {
+        UInt64(((Scheduler.current?.scheduler.now ?? 0) * 1e9).rounded())
+    }
+
     /// Seconds from now until `time`, for `asyncAfter`.
     public static func delay(_ time: DispatchTime) -> Double {
         let now = DispatchTime.now().uptimeNanoseconds

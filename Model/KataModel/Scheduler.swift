@@ -184,7 +184,7 @@ public final class Scheduler: @unchecked Sendable {
             record(me, "▶ goes on", nil)
             return true
         }
-        record(me, "⏱ gives up at \(Self.format(now))", nil)
+        record(me, wait.onDeadline ?? "⏱ gives up at \(Self.format(now))", nil)
         return false
     }
 

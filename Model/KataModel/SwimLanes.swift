@@ -2,7 +2,7 @@
 /// steps before the end, then what went wrong. The frame is in English and Chinese; the code
 /// (operation names, file:line) stays code.
 public enum SwimLanes {
-    public static func render(_ failure: Explorer.Failure, window: Int = 20, width: Int = 60) -> String {
+    public static func render(_ failure: Explorer.Failure, window: Int = 24, width: Int = 60) -> String {
         let header = [
             "The interleaving that broke it (schedule \(failure.number), \(failure.schedule.strategyName), found after \(failure.tried) schedule\(failure.tried == 1 ? "" : "s"))",
             "导致失败的交错执行（调度 \(failure.number)，\(chinese(failure.schedule.strategyName))，第 \(failure.tried) 次调度发现）",
@@ -11,7 +11,7 @@ public enum SwimLanes {
         return render(failure.schedule, header: header, window: window, width: width)
     }
 
-    public static func render(_ schedule: Schedule, header: [String] = [], window: Int = 20, width: Int = 60) -> String {
+    public static func render(_ schedule: Schedule, header: [String] = [], window: Int = 24, width: Int = 60) -> String {
         // A failed property ends the picture where it failed; a deadlock, where everyone stopped.
         let end = schedule.violationEvent.map { $0 + 1 } ?? schedule.events.count
         // The check's own joins are left out: the lanes show the code under test.

@@ -4,6 +4,8 @@ import ModeledBoundedBufferRelockBeforeWait
 import ModeledBoundedBufferSignalNotBroadcast
 import ModeledBoundedBufferSolution
 import ModeledBoundedBufferSubtleRace
+import ModeledCancellableWorkSolution
+import ModeledCancellableWorkSubtleRace
 import ModeledDeadlocksOppositeOrder
 import ModeledDeadlocksPlainSync
 import ModeledDeadlocksSolution
@@ -32,6 +34,7 @@ import Testing
         ("BoundedBuffer solution", ModeledBoundedBufferSolution.modelChecks),
         ("Deadlocks solution", ModeledDeadlocksSolution.modelChecks),
         ("GatesAndOnce solution (SessionQueue, Lazy)", ModeledGatesAndOnceSolution.modelChecks),
+        ("CancellableWork solution (Debouncer)", ModeledCancellableWorkSolution.modelChecks),
     ]
 
     @Test(arguments: right)
@@ -73,6 +76,7 @@ import Testing
         Wrong(implementation: "Deadlocks PlainSync", check: ModeledDeadlocksPlainSync.modelChecks[1], deadlock: true),
         Wrong(implementation: "GatesAndOnce CheckThenAct", check: ModeledGatesAndOnceCheckThenAct.modelChecks[0], deadlock: false),
         Wrong(implementation: "GatesAndOnce CheckThenAct", check: ModeledGatesAndOnceCheckThenAct.modelChecks[1], deadlock: false),
+        Wrong(implementation: "CancellableWork SubtleRace", check: ModeledCancellableWorkSubtleRace.modelChecks[0], deadlock: false),
     ]
 
     @Test(arguments: wrong)
@@ -118,6 +122,7 @@ import Testing
         Pin(name: "BoundedBuffer SubtleRace", check: ModeledBoundedBufferSubtleRace.modelChecks[0], number: 3, code: "1*4.220111"),
         Pin(name: "Deadlocks OppositeOrder", check: ModeledDeadlocksOppositeOrder.modelChecks[0], number: 3, code: "112200"),
         Pin(name: "GatesAndOnce CheckThenAct", check: ModeledGatesAndOnceCheckThenAct.modelChecks[0], number: 2, code: "0333010*12.1*4."),
+        Pin(name: "CancellableWork SubtleRace", check: ModeledCancellableWorkSubtleRace.modelChecks[0], number: 0, code: "12112221001101"),
     ]
 
     @Test(arguments: pins)

@@ -11,6 +11,8 @@ import ModeledBoundedBufferRelockBeforeWait
 import ModeledBoundedBufferSignalNotBroadcast
 import ModeledBoundedBufferSolution
 import ModeledBoundedBufferSubtleRace
+import ModeledCancellableWorkSolution
+import ModeledCancellableWorkSubtleRace
 import ModeledDeadlocksOppositeOrder
 import ModeledDeadlocksPlainSync
 import ModeledDeadlocksSolution
@@ -37,6 +39,8 @@ let builds: [(exercise: String, implementation: String, checks: [ModelCheck])] =
     ("Deadlocks", "PlainSync", ModeledDeadlocksPlainSync.modelChecks),
     ("GatesAndOnce", "Solution", ModeledGatesAndOnceSolution.modelChecks),
     ("GatesAndOnce", "CheckThenAct", ModeledGatesAndOnceCheckThenAct.modelChecks),
+    ("CancellableWork", "Solution", ModeledCancellableWorkSolution.modelChecks),
+    ("CancellableWork", "SubtleRace", ModeledCancellableWorkSubtleRace.modelChecks),
 ]
 
 func usage() -> Never {

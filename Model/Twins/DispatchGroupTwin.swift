@@ -3,28 +3,28 @@ import Dispatch
 import KataModel
 
 /// Model twin of `DispatchGroup`.
-final class DispatchGroup: @unchecked Sendable {
+public final class DispatchGroup: @unchecked Sendable {
     let model = ModelGroup()
 
-    init() {}
+    public init() {}
 
-    func enter(file: StaticString = #fileID, line: UInt = #line) {
+    public func enter(file: StaticString = #fileID, line: UInt = #line) {
         model.enter(at: Site(file, line))
     }
 
-    func leave(file: StaticString = #fileID, line: UInt = #line) {
+    public func leave(file: StaticString = #fileID, line: UInt = #line) {
         model.leave(at: Site(file, line))
     }
 
-    func wait(file: StaticString = #fileID, line: UInt = #line) {
+    public func wait(file: StaticString = #fileID, line: UInt = #line) {
         _ = model.wait(at: Site(file, line))
     }
 
-    func wait(timeout: DispatchTime, file: StaticString = #fileID, line: UInt = #line) -> DispatchTimeoutResult {
-        model.wait(at: Site(file, line), deadline: ModelTime.deadline(timeout)) ? .success : .timedOut
+    public func wait(timeout: DispatchTime, file: StaticString = #fileID, line: UInt = #line) -> DispatchTimeoutResult {
+        model.wait(at: Site(file, line), deadline: timeout.virtualSeconds) ? .success : .timedOut
     }
 
-    func notify(
+    public func notify(
         qos: DispatchQoS = .unspecified, flags: DispatchWorkItemFlags = [], queue: DispatchQueue,
         file: StaticString = #fileID, line: UInt = #line, execute work: @escaping () -> Void
     ) {
@@ -32,7 +32,7 @@ final class DispatchGroup: @unchecked Sendable {
         model.notify(queue: queue.model, at: Site(file, line)) { closure.run() }
     }
 
-    func notify(queue: DispatchQueue, work: DispatchWorkItem, file: StaticString = #fileID, line: UInt = #line) {
+    public func notify(queue: DispatchQueue, work: DispatchWorkItem, file: StaticString = #fileID, line: UInt = #line) {
         model.notify(queue: queue.model, at: Site(file, line)) { work.model.perform(at: Site(file, line)) }
     }
 }

@@ -6,14 +6,14 @@ import KataModel
 /// in virtual time, queue-specific values. A global queue is concurrent and ignores barriers, as
 /// libdispatch does. Each `async` block runs as a logical thread of its own, named after the
 /// queue ("queue 'dictionary' block 2").
-final class DispatchQueue: @unchecked Sendable {
-    typealias Attributes = Dispatch.DispatchQueue.Attributes
-    typealias AutoreleaseFrequency = Dispatch.DispatchQueue.AutoreleaseFrequency
+public final class DispatchQueue: @unchecked Sendable {
+    public typealias Attributes = Dispatch.DispatchQueue.Attributes
+    public typealias AutoreleaseFrequency = Dispatch.DispatchQueue.AutoreleaseFrequency
 
     let model: ModelQueue
-    let label: String
+    public let label: String
 
-    init(
+    public init(
         label: String, qos: DispatchQoS = .unspecified, attributes: Attributes = [],
         autoreleaseFrequency: AutoreleaseFrequency = .inherit, target: DispatchQueue? = nil
     ) {
@@ -26,19 +26,19 @@ final class DispatchQueue: @unchecked Sendable {
         model = ModelQueue(label: "global", concurrent: true, global: true)
     }
 
-    static func global(qos: DispatchQoS.QoSClass = .default) -> DispatchQueue {
+    public static func global(qos: DispatchQoS.QoSClass = .default) -> DispatchQueue {
         DispatchQueue(global: qos)
     }
 
-    func sync<T>(flags: DispatchWorkItemFlags = [], file: StaticString = #fileID, line: UInt = #line, execute work: () throws -> T) rethrows -> T {
+    public func sync<T>(flags: DispatchWorkItemFlags = [], file: StaticString = #fileID, line: UInt = #line, execute work: () throws -> T) rethrows -> T {
         try model.sync(barrier: flags.contains(.barrier), at: Site(file, line), work)
     }
 
-    func sync(execute item: DispatchWorkItem, file: StaticString = #fileID, line: UInt = #line) {
+    public func sync(execute item: DispatchWorkItem, file: StaticString = #fileID, line: UInt = #line) {
         model.sync(barrier: false, at: Site(file, line)) { item.model.perform(at: Site(file, line)) }
     }
 
-    func async(
+    public func async(
         group: DispatchGroup? = nil, qos: DispatchQoS = .unspecified, flags: DispatchWorkItemFlags = [],
         file: StaticString = #fileID, line: UInt = #line, execute work: @escaping () -> Void
     ) {
@@ -49,48 +49,48 @@ final class DispatchQueue: @unchecked Sendable {
         model.async(barrier: flags.contains(.barrier), at: site, { closure.run() }, done: { groupModel?.leave(at: site) })
     }
 
-    func async(execute item: DispatchWorkItem, file: StaticString = #fileID, line: UInt = #line) {
+    public func async(execute item: DispatchWorkItem, file: StaticString = #fileID, line: UInt = #line) {
         let site = Site(file, line)
         model.async(barrier: false, at: site) { item.model.perform(at: site) }
     }
 
-    func async(group: DispatchGroup, execute item: DispatchWorkItem, file: StaticString = #fileID, line: UInt = #line) {
+    public func async(group: DispatchGroup, execute item: DispatchWorkItem, file: StaticString = #fileID, line: UInt = #line) {
         let site = Site(file, line)
         group.model.enter(at: site)
         let groupModel = group.model
         model.async(barrier: false, at: site, { item.model.perform(at: site) }, done: { groupModel.leave(at: site) })
     }
 
-    func asyncAfter(
+    public func asyncAfter(
         deadline: DispatchTime, qos: DispatchQoS = .unspecified, flags: DispatchWorkItemFlags = [],
         file: StaticString = #fileID, line: UInt = #line, execute work: @escaping () -> Void
     ) {
         let closure = ModelClosure(work)
-        model.async(barrier: flags.contains(.barrier), after: ModelTime.delay(deadline), at: Site(file, line)) { closure.run() }
+        model.async(barrier: flags.contains(.barrier), after: deadline.modelDelay, at: Site(file, line)) { closure.run() }
     }
 
-    func asyncAfter(deadline: DispatchTime, execute item: DispatchWorkItem, file: StaticString = #fileID, line: UInt = #line) {
+    public func asyncAfter(deadline: DispatchTime, execute item: DispatchWorkItem, file: StaticString = #fileID, line: UInt = #line) {
         let site = Site(file, line)
-        model.async(barrier: false, after: ModelTime.delay(deadline), at: site) { item.model.perform(at: site) }
+        model.async(barrier: false, after: deadline.modelDelay, at: site) { item.model.perform(at: site) }
     }
 
-    func suspend(file: StaticString = #fileID, line: UInt = #line) {
+    public func suspend(file: StaticString = #fileID, line: UInt = #line) {
         model.suspend(at: Site(file, line))
     }
 
-    func resume(file: StaticString = #fileID, line: UInt = #line) {
+    public func resume(file: StaticString = #fileID, line: UInt = #line) {
         model.resume(at: Site(file, line))
     }
 
-    func setSpecific<T>(key: DispatchSpecificKey<T>, value: T?) {
+    public func setSpecific<T>(key: DispatchSpecificKey<T>, value: T?) {
         model.setSpecific(ObjectIdentifier(key), value)
     }
 
-    static func getSpecific<T>(key: DispatchSpecificKey<T>) -> T? {
+    public static func getSpecific<T>(key: DispatchSpecificKey<T>) -> T? {
         ModelQueue.specific(ObjectIdentifier(key)) as? T
     }
 
-    static func concurrentPerform(iterations: Int, execute work: (Int) -> Void) {
+    public static func concurrentPerform(iterations: Int, execute work: (Int) -> Void) {
         withoutActuallyEscaping(work) { work in
             let closure = ModelIteration(work)
             let threads = (0..<iterations).map { index in

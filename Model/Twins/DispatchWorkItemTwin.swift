@@ -4,33 +4,33 @@ import KataModel
 
 /// Model twin of `DispatchWorkItem`: `cancel()` before it runs keeps its body from running (its
 /// notifications still go), and does not stop a body already running.
-final class DispatchWorkItem: @unchecked Sendable {
+public final class DispatchWorkItem: @unchecked Sendable {
     let model: ModelWorkItem
 
-    init(qos: DispatchQoS = .unspecified, flags: DispatchWorkItemFlags = [], block: @escaping () -> Void) {
+    public init(qos: DispatchQoS = .unspecified, flags: DispatchWorkItemFlags = [], block: @escaping () -> Void) {
         let closure = ModelClosure(block)
         model = ModelWorkItem { closure.run() }
     }
 
-    var isCancelled: Bool { model.isCancelled }
+    public var isCancelled: Bool { model.isCancelled }
 
-    func perform(file: StaticString = #fileID, line: UInt = #line) {
+    public func perform(file: StaticString = #fileID, line: UInt = #line) {
         model.perform(at: Site(file, line))
     }
 
-    func cancel(file: StaticString = #fileID, line: UInt = #line) {
+    public func cancel(file: StaticString = #fileID, line: UInt = #line) {
         model.cancel(at: Site(file, line))
     }
 
-    func wait(file: StaticString = #fileID, line: UInt = #line) {
+    public func wait(file: StaticString = #fileID, line: UInt = #line) {
         _ = model.wait(at: Site(file, line))
     }
 
-    func wait(timeout: DispatchTime, file: StaticString = #fileID, line: UInt = #line) -> DispatchTimeoutResult {
-        model.wait(at: Site(file, line), deadline: ModelTime.deadline(timeout)) ? .success : .timedOut
+    public func wait(timeout: DispatchTime, file: StaticString = #fileID, line: UInt = #line) -> DispatchTimeoutResult {
+        model.wait(at: Site(file, line), deadline: timeout.virtualSeconds) ? .success : .timedOut
     }
 
-    func notify(
+    public func notify(
         qos: DispatchQoS = .unspecified, flags: DispatchWorkItemFlags = [], queue: DispatchQueue,
         file: StaticString = #fileID, line: UInt = #line, execute work: @escaping () -> Void
     ) {
@@ -38,7 +38,7 @@ final class DispatchWorkItem: @unchecked Sendable {
         model.notify(queue: queue.model, at: Site(file, line)) { closure.run() }
     }
 
-    func notify(queue: DispatchQueue, execute item: DispatchWorkItem, file: StaticString = #fileID, line: UInt = #line) {
+    public func notify(queue: DispatchQueue, execute item: DispatchWorkItem, file: StaticString = #fileID, line: UInt = #line) {
         model.notify(queue: queue.model, at: Site(file, line)) { item.model.perform(at: Site(file, line)) }
     }
 }

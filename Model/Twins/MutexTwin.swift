@@ -3,21 +3,21 @@ import KataModel
 
 /// Model twin of Synchronization's `Mutex`, as a class (the real one is a non-copyable struct;
 /// code that stores it in a `let` and calls `withLock` reads the same). Copyable values only.
-final class Mutex<Value>: @unchecked Sendable {
+public final class Mutex<Value>: @unchecked Sendable {
     private let model = ModelLock(kind: "Mutex")
     private var value: Value
 
-    init(_ initialValue: consuming sending Value) {
+    public init(_ initialValue: consuming sending Value) {
         value = initialValue
     }
 
-    func withLock<R>(file: StaticString = #fileID, line: UInt = #line, _ body: (inout Value) throws -> R) rethrows -> R {
+    public func withLock<R>(file: StaticString = #fileID, line: UInt = #line, _ body: (inout Value) throws -> R) rethrows -> R {
         model.lock(at: Site(file, line), text: "withLock {")
         defer { model.unlock(at: Site(file, line), text: "} end of withLock") }
         return try body(&value)
     }
 
-    func withLockIfAvailable<R>(file: StaticString = #fileID, line: UInt = #line, _ body: (inout Value) throws -> R) rethrows -> R? {
+    public func withLockIfAvailable<R>(file: StaticString = #fileID, line: UInt = #line, _ body: (inout Value) throws -> R) rethrows -> R? {
         guard model.tryLock(at: Site(file, line)) else { return nil }
         defer { model.unlock(at: Site(file, line), text: "} end of withLockIfAvailable") }
         return try body(&value)

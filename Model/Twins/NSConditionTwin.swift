@@ -5,28 +5,28 @@ import KataModel
 /// Model twin of Foundation's `NSCondition`: a lock and a place to wait. A waiter needs a signal
 /// that comes after its `wait()` began (a signal with nobody waiting is lost, as in the real
 /// one), and the lock back, before `wait()` returns. No spurious wake-ups.
-final class NSCondition: KataModelLockTwin, @unchecked Sendable {
+public final class NSCondition: KataModelLockTwin, @unchecked Sendable {
     private let model: ModelCondition
 
-    init() {
+    public init() {
         let model = ModelCondition()
         self.model = model
         super.init(modelLock: model.lock)
     }
 
-    func wait(file: StaticString = #fileID, line: UInt = #line) {
+    public func wait(file: StaticString = #fileID, line: UInt = #line) {
         _ = model.wait(at: Site(file, line))
     }
 
-    func wait(until limit: Date, file: StaticString = #fileID, line: UInt = #line) -> Bool {
+    public func wait(until limit: Date, file: StaticString = #fileID, line: UInt = #line) -> Bool {
         model.wait(at: Site(file, line), text: "wait(until:)", deadline: ModelTime.deadline(limit))
     }
 
-    func signal(file: StaticString = #fileID, line: UInt = #line) {
+    public func signal(file: StaticString = #fileID, line: UInt = #line) {
         model.signal(at: Site(file, line))
     }
 
-    func broadcast(file: StaticString = #fileID, line: UInt = #line) {
+    public func broadcast(file: StaticString = #fileID, line: UInt = #line) {
         model.broadcast(at: Site(file, line))
     }
 }
