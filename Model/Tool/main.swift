@@ -1,6 +1,6 @@
 // kata-model: runs the model checks of the exercises built with twins, or replays one schedule.
 //
-//   swift run --scratch-path .build-model kata-model check [Exercise [Implementation]] [--budget N]
+//   swift run --scratch-path .build-model kata-model check [Exercise [Implementation]] [--budget N] [--check NAME]
 //   swift run --scratch-path .build-model kata-model replay Exercise Implementation Check (number | code:DECISIONS)
 //
 // (with KATA_MODEL=1 in the environment). The grader does not call it yet: `grader replay` is
@@ -44,7 +44,7 @@ let builds: [(exercise: String, implementation: String, checks: [ModelCheck])] =
 ]
 
 func usage() -> Never {
-    print("usage: kata-model check [Exercise [Implementation]] [--budget N]")
+    print("usage: kata-model check [Exercise [Implementation]] [--budget N] [--check NAME]")
     print("       kata-model replay Exercise Implementation Check (number | code:DECISIONS)")
     print("builds: " + builds.map { "\($0.exercise) \($0.implementation)" }.joined(separator: ", "))
     exit(2)
@@ -55,6 +55,12 @@ var budget = 1_000
 if let index = arguments.firstIndex(of: "--budget") {
     guard arguments.indices.contains(index + 1), let value = Int(arguments[index + 1]) else { usage() }
     budget = value
+    arguments.removeSubrange(index...index + 1)
+}
+var onlyCheck: String?
+if let index = arguments.firstIndex(of: "--check") {
+    guard arguments.indices.contains(index + 1) else { usage() }
+    onlyCheck = arguments[index + 1]
     arguments.removeSubrange(index...index + 1)
 }
 guard let command = arguments.first else { usage() }
@@ -69,7 +75,7 @@ case "check":
     for build in selected {
         let start = Date()
         var schedules = 0
-        for check in build.checks {
+        for check in build.checks where onlyCheck == nil || check.name == onlyCheck {
             let result = Explorer(budget: budget).explore(check.body)
             schedules += result.tried
             if let failure = result.failure {
