@@ -121,6 +121,42 @@ let maintainerTests: [Target] = [
     .testTarget(name: "BenchmarkTests", dependencies: ["DictionaryBench", "KataBench"], path: "Benchmarks/Tests/BenchmarkTests"),
 ]
 
+/// Model mode (issue 39), for maintainers while it is built: `KATA_MODEL=1` or `KATA_MAINTAINER=1`
+/// add the deterministic scheduler (`Model/KataModel/`), the exercises' code compiled with twins of
+/// the synchronization types (`Model/Builds/<Exercise>/<Implementation>/`, symlinks to the
+/// solution or a grader variant, the twins and the exercise's model checks), and their tests.
+/// A learner's build does not change.
+let modelMode = Context.environment["KATA_MODEL"] == "1" || Context.environment["KATA_MAINTAINER"] == "1"
+
+/// Each exercise's implementations built with twins, as modules `Modeled<Exercise><Implementation>`.
+let modeledBuilds: [(exercise: String, implementation: String)] = [
+    ("ThreadSafeDictionary", "Solution"), ("ThreadSafeDictionary", "LockStyle"), ("ThreadSafeDictionary", "MutexStyle"),
+    ("ThreadSafeDictionary", "SubtleRace"), ("ThreadSafeDictionary", "GlobalBarrier"),
+    ("BoundedBuffer", "Solution"), ("BoundedBuffer", "SubtleRace"), ("BoundedBuffer", "RelockBeforeWait"),
+    ("BoundedBuffer", "SignalNotBroadcast"),
+    ("Deadlocks", "Solution"), ("Deadlocks", "OppositeOrder"), ("Deadlocks", "PlainSync"),
+    ("GatesAndOnce", "Solution"), ("GatesAndOnce", "CheckThenAct"),
+    ("CancellableWork", "Solution"), ("CancellableWork", "SubtleRace"),
+].filter { !excluded.contains($0.exercise) }
+
+let modelTargets: [Target] = modelMode ? [
+    .target(name: "KataModel", path: "Model/KataModel"),
+    .testTarget(
+        name: "KataModelTests",
+        dependencies: ["KataModel"] + modeledBuilds.map { .target(name: "Modeled\($0.exercise)\($0.implementation)") },
+        path: "Model/KataModelTests"),
+    .executableTarget(
+        name: "kata-model",
+        dependencies: ["KataModel"] + modeledBuilds.map { .target(name: "Modeled\($0.exercise)\($0.implementation)") },
+        path: "Model/Tool"),
+] + modeledBuilds.map { build in
+    .target(
+        name: "Modeled\(build.exercise)\(build.implementation)",
+        dependencies: ["KataModel"] + (exercisesWithGivenCode.contains(build.exercise) ? [.target(name: "\(build.exercise)Given")] : []),
+        path: "Model/Builds/\(build.exercise)/\(build.implementation)",
+        swiftSettings: [.define("KATA_MODEL")])
+} : []
+
 let package = Package(
     name: "ConcurrencyKata",
     // Without this, SwiftPM builds for macOS 10.13, where async functions, actors and Swift Testing
@@ -145,6 +181,6 @@ let package = Package(
     ] : []) + (maintainer ? maintainerTests : []) + benchmarks.map(benchmarkExecutable) + (variant == nil ? [] : [
         // What the "exits early" variants call at each entry point.
         .target(name: "KataTripwire", path: "Grader/Variants/Tripwire"),
-    ]),
+    ]) + modelTargets,
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,1 @@
+../../../Wrong/BoundedBuffer/RelockBeforeWait/BoundedBuffer.swift

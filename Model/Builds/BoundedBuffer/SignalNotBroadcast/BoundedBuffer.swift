@@ -1,0 +1,1 @@
+../../../Wrong/BoundedBuffer/SignalNotBroadcast/BoundedBuffer.swift

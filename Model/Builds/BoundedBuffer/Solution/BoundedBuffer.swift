@@ -1,0 +1,1 @@
+../../../../Solutions/BoundedBuffer/BoundedBuffer.swift

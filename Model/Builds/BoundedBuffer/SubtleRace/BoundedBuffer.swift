@@ -1,0 +1,1 @@
+../../../../Grader/Variants/BoundedBuffer/SubtleRace/BoundedBuffer.swift

@@ -1,0 +1,1 @@
+../../../../Solutions/CancellableWork/Debouncer.swift

@@ -1,0 +1,1 @@
+../../../../Grader/Variants/CancellableWork/SubtleRace/Debouncer.swift

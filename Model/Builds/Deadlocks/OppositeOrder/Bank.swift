@@ -1,0 +1,1 @@
+../../../Wrong/Deadlocks/OppositeOrder/Bank.swift

@@ -1,0 +1,1 @@
+../../../Wrong/Deadlocks/PlainSync/SerialWorker.swift

@@ -1,0 +1,1 @@
+../../../../Solutions/Deadlocks/Bank.swift

@@ -1,0 +1,1 @@
+../../../Wrong/GatesAndOnce/CheckThenAct/SessionQueue.swift

@@ -1,0 +1,1 @@
+../../../Wrong/ThreadSafeDictionary/GlobalBarrier/ThreadSafeDictionary.swift

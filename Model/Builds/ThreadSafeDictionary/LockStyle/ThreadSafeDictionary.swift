@@ -1,0 +1,1 @@
+../../../Right/ThreadSafeDictionary/LockStyle/ThreadSafeDictionary.swift

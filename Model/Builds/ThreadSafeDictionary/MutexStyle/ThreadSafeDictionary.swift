@@ -1,0 +1,1 @@
+../../../Right/ThreadSafeDictionary/MutexStyle/ThreadSafeDictionary.swift

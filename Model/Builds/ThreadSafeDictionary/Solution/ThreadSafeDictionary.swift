@@ -1,0 +1,1 @@
+../../../../Solutions/ThreadSafeDictionary/ThreadSafeDictionary.swift

@@ -1,0 +1,1 @@
+../../../../Grader/Variants/ThreadSafeDictionary/SubtleRace/ThreadSafeDictionary.swift

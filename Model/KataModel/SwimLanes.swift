@@ -1,0 +1,96 @@
+/// Draws a schedule as swim lanes: one column per logical thread, one row per step, the last
+/// steps before the end, then what went wrong. The frame is in English and Chinese; the code
+/// (operation names, file:line) stays code.
+public enum SwimLanes {
+    public static func render(_ failure: Explorer.Failure, window: Int = 24, width: Int = 60) -> String {
+        let header = [
+            "The interleaving that broke it (schedule \(failure.number), \(failure.schedule.strategyName), found after \(failure.tried) schedule\(failure.tried == 1 ? "" : "s"))",
+            "导致失败的交错执行（调度 \(failure.number)，\(chinese(failure.schedule.strategyName))，第 \(failure.tried) 次调度发现）",
+            "Replay / 重放: schedule \(failure.number), or decisions code:\(failure.code)",
+        ]
+        return render(failure.schedule, header: header, window: window, width: width)
+    }
+
+    public static func render(_ schedule: Schedule, header: [String] = [], window: Int = 24, width: Int = 60) -> String {
+        // A failed property ends the picture where it failed; a deadlock, where everyone stopped.
+        let end = schedule.violationEvent.map { $0 + 1 } ?? schedule.events.count
+        // The check's own joins are left out: the lanes show the code under test.
+        let relevant = schedule.events[..<end].filter { !$0.harness }
+        let shown = Array(relevant.suffix(window))
+        var columns: [Int] = []
+        for event in shown where !columns.contains(event.thread) { columns.append(event.thread) }
+        columns.sort()
+        let names = columns.map { schedule.threadNames.indices.contains($0) ? schedule.threadNames[$0] : "thread \($0)" }
+        // Each column as wide as its longest cell, up to `width`; a longer cell loses its end.
+        let widths = columns.enumerated().map { index, thread in
+            let longest = shown.filter { $0.thread == thread }.map { cellText($0).count }.max() ?? 0
+            return max(names[index].count, min(width, longest))
+        }
+
+        var lines = header
+        let skipped = relevant.count - shown.count
+        if skipped > 0 {
+            lines.append("… \(skipped) earlier step\(skipped == 1 ? "" : "s") not shown / 前面 \(skipped) 步未显示")
+        }
+        lines.append(row("step", names, widths))
+        lines.append(" " + String(repeating: "-", count: 5) + widths.map { "+" + String(repeating: "-", count: $0 + 2) }.joined())
+        for event in shown {
+            let cell = cellText(event)
+            let cells = columns.map { $0 == event.thread ? cell : "" }
+            lines.append(row("\(event.step)", cells, widths))
+        }
+        lines.append(contentsOf: verdict(schedule.outcome))
+        return lines.joined(separator: "\n")
+    }
+
+    /// The learner's line first: a long cell loses its end, never the line.
+    private static func cellText(_ event: Scheduler.Event) -> String {
+        event.site.map { "\($0)  \(event.text)" } ?? event.text
+    }
+
+    /// The strategy's name in Chinese ("random walk", "PCT, 2 change points").
+    static func chinese(_ strategy: String) -> String {
+        if strategy == "random walk" { return "随机游走" }
+        if strategy == "replay" { return "重放" }
+        if strategy.hasPrefix("PCT, "), let count = strategy.dropFirst(5).split(separator: " ").first {
+            return "PCT，\(count) 个变更点"
+        }
+        return strategy
+    }
+
+    private static func row(_ first: String, _ cells: [String], _ widths: [Int]) -> String {
+        var line = " " + pad(first, 5)
+        for (cell, width) in zip(cells, widths) {
+            line += "| " + pad(cell.count > width ? String(cell.prefix(width - 1)) + "…" : cell, width) + " "
+        }
+        return line.trimmingTrailingSpaces()
+    }
+
+    private static func pad(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
+    }
+
+    /// The property in words, in both languages.
+    public static func verdict(_ outcome: Scheduler.Outcome) -> [String] {
+        switch outcome {
+        case .completed:
+            return ["✓ every thread finished and every check held / 所有线程都已结束，所有检查都成立"]
+        case .violation(let text), .deadlock(let text):
+            return ["✗ " + text.en, "✗ " + text.zh]
+        case .stepLimit(let steps):
+            return ["✗ more than \(steps) steps: a thread keeps calling without ever waiting (a spin?)",
+                    "✗ 超过 \(steps) 步：某个线程不停地调用却从不等待（自旋？）"]
+        case .stalled(let seconds):
+            return ["✗ no twin operation for \(Int(seconds)) s: a thread loops without locking or waiting, which the model cannot interleave",
+                    "✗ \(Int(seconds)) 秒内没有任何同步操作：某个线程在循环中既不加锁也不等待，模型无法在其中切换线程"]
+        }
+    }
+}
+
+extension String {
+    fileprivate func trimmingTrailingSpaces() -> String {
+        var copy = self
+        while copy.last == " " { copy.removeLast() }
+        return copy
+    }
+}

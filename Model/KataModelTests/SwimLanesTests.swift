@@ -1,0 +1,38 @@
+import KataModel
+import Testing
+
+/// The picture: columns named after the threads, the learner's line in each row, the check's own
+/// joins left out, the lanes ending at the first failed property, the property in both languages.
+@Suite struct SwimLanesTests {
+    @Test func aFailureIsDrawnUpToItsPropertyWithTheLinesAndBothLanguages() throws {
+        let result = Explorer(budget: 1000).explore {
+            let box = Box()
+            let lock = ModelLock(kind: "NSLock")
+            let threads = (1...2).map { index in
+                Model.spawn("adder \(index)") {
+                    lock.lock(at: Site(fileID: "Learner/Adder.swift", line: 10))
+                    let seen = box.value
+                    lock.unlock(at: Site(fileID: "Learner/Adder.swift", line: 12))
+                    lock.lock(at: Site(fileID: "Learner/Adder.swift", line: 13))
+                    box.value = seen + 1
+                    lock.unlock(at: Site(fileID: "Learner/Adder.swift", line: 15))
+                }
+            }
+            Model.join(threads)
+            Model.check(box.value == 2, "lost update: \(box.value)", zh: "丢失更新：\(box.value)")
+            Model.note("after the check")
+        }
+        let failure = try #require(result.failure)
+        let picture = SwimLanes.render(failure)
+        print(picture)
+        #expect(picture.contains("| adder 1"))
+        #expect(picture.contains("| adder 2"))
+        #expect(picture.contains("Adder.swift:12  unlock() on NSLock 1"))
+        #expect(!picture.contains("Learner/"), "the module name is left out of file:line")
+        #expect(!picture.contains("join adder"), "the check's joins are left out")
+        #expect(!picture.contains("after the check"), "the lanes end at the failed property")
+        #expect(picture.hasSuffix("✗ lost update: 1\n✗ 丢失更新：1"))
+        #expect(picture.contains("schedule \(failure.number)"))
+        #expect(picture.contains("code:\(failure.code)"))
+    }
+}
