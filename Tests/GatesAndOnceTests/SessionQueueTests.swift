@@ -20,7 +20,7 @@ struct SessionQueueTests {
     @Test("Work queued before open() waits; open(granted: true) runs it all once, in order, one at a time, told .granted, and later work after it")
     func waitsThenRunsInOrder() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
-            IsolatedCheck.begin(in: SessionQueueTests.waitsPlace)
+            IsolatedCheck.begin(seconds: Patience.watchdog, in: SessionQueueTests.waitsPlace)
             SessionQueueTests.waitsThenRuns()
             IsolatedCheck.finish()
         }
@@ -39,15 +39,15 @@ struct SessionQueueTests {
             Issue.record(Comment(rawValue: dropped))
             return
         }
-        guard Await.blockingCall("open(granted: true)", seconds: promptly, in: waitsPlace, { session.open(granted: true) }) else { return }
+        guard Patience.call("open(granted: true)", in: waitsPlace, { session.open(granted: true) }) else { return }
         guard waitUntil(in: waitsPlace, waitingFor: "the 100 queued works running after open(granted: true)",
                         hint: "open(granted: true) must release the work: resume the suspended queue (once), or submit what was kept aside.",
-                        unless: { log.dropped(0..<100, what: "After open(granted: true)") }, { log.count >= 100 })
+                        unless: { log.dropped(0..<100, what: "After open(granted: true)") }, progress: { log.count }, { log.count >= 100 })
         else { return }
         for item in 100..<120 { session.async(log.work(item)) }
         guard waitUntil(in: waitsPlace, waitingFor: "20 works submitted after open(granted: true) running",
                         hint: "Work submitted after the gate opened runs too, after the queued work.",
-                        unless: { log.dropped(100..<120, what: "After the gate opened") }, { log.count >= 120 })
+                        unless: { log.dropped(100..<120, what: "After the gate opened") }, progress: { log.count }, { log.count >= 120 })
         else { return }
         Thread.sleep(forTimeInterval: 0.02)  // time for a duplicate call to show up
         if let problem = log.orderProblem(expected: Array(0..<120)) {
@@ -65,7 +65,7 @@ struct SessionQueueTests {
     @Test("Work submitted while another thread calls open() keeps its submission order (20 rounds)")
     func orderHoldsAcrossOpen() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
-            IsolatedCheck.begin(in: SessionQueueTests.orderPlace)
+            IsolatedCheck.begin(seconds: Patience.watchdog, in: SessionQueueTests.orderPlace)
             SessionQueueTests.orderAcrossOpen()
             IsolatedCheck.finish()
         }
@@ -87,7 +87,7 @@ struct SessionQueueTests {
             let log = WorkLog()
             let session = SessionQueue(label: "kata.session.order")
             let submitted = Locked(0)
-            let finished = ThreadGang.run(2, seconds: promptly, in: orderPlace) { index in
+            let finished = Patience.gang(2, in: orderPlace) { index in
                 if index == 0 {
                     for item in 0..<items {
                         var then: (@Sendable () -> Void)?
@@ -108,7 +108,7 @@ struct SessionQueueTests {
             guard waitUntil(in: orderPlace, waitingFor: "all \(total) works running (round \(round + 1))",
                             hint: "Every work submitted before, during or after open(granted: true) runs once the gate is open.",
                             unless: { log.dropped(0..<items, what: "Round \(round + 1)") },
-                            { log.count >= total })
+                            progress: { log.count }, { log.count >= total })
             else { return }
             Thread.sleep(forTimeInterval: 0.002)
             let seen = log.items
@@ -138,7 +138,7 @@ struct SessionQueueTests {
     @Test("open() from several threads at once: no crash, one decision, each work called once (4 threads on 100 sessions, granting and refusing; then 2 threads, one stopped by a signal in the middle of its call, 100 times)")
     func openFromManyThreads() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
-            IsolatedCheck.begin(in: SessionQueueTests.openersPlace)
+            IsolatedCheck.begin(seconds: Patience.watchdog, in: SessionQueueTests.openersPlace)
             SessionQueueTests.manyOpeners()
             IsolatedCheck.finish()
         }
@@ -153,25 +153,26 @@ struct SessionQueueTests {
             for item in 0..<queued { session.async(log.work(item)) }
         }
         let together = StartBarrier(parties: threads)
-        let opened = ThreadGang.run(threads, seconds: promptly + 1, in: openersPlace) { index in
+        let calls = Locked(0)
+        let opened = Patience.gang(threads, in: openersPlace, progress: { calls.current }) { index in
             for session in all {
-                guard together.arrive(seconds: promptly) else { return }
+                // On a barrier broken by a thread stuck in open(), the others go on without it.
+                together.arrive(seconds: Patience.stall)
                 // Threads 0 and 2 grant, 1 and 3 refuse: the first call to arrive decides.
                 session.open(granted: index.isMultiple(of: 2))
                 session.open(granted: index.isMultiple(of: 2))
+                calls.withLock { $0 += 1 }
             }
         }
         guard opened else { return }
         for (session, log) in zip(all, logs) { session.async(log.work(queued)) }
         let total = queued + 1
-        let end = DispatchTime.now() + promptly
         for (number, log) in logs.enumerated() {
-            let left = max(0, Double(end.uptimeNanoseconds &- DispatchTime.now().uptimeNanoseconds) / 1e9)
-            guard waitUntil(seconds: max(left, 0.05), in: openersPlace,
+            guard waitUntil(in: openersPlace,
                             waitingFor: "the \(total) works of session \(number + 1) running",
                             hint: "After 4 threads called open() at once, no work ran: the decision was taken (or counted) outside a lock, and no thread thought it was the first, so nobody resumed the queue.",
                             unless: { log.dropped(0..<total, what: "Session \(number + 1), opened from 4 threads") },
-                            { log.count >= total })
+                            progress: { logs.reduce(0) { $0 + $1.count } }, { log.count >= total })
             else { return }
         }
         Thread.sleep(forTimeInterval: 0.02)
@@ -216,7 +217,7 @@ struct SessionQueueTests {
             }
             guard waitUntil(in: pairsPlace, waitingFor: "the works of \(reached) sessions, each opened by 2 threads, running",
                             hint: "Two threads called open(), one of them stopped for a moment in the middle of its call, and the work submitted afterwards never ran: the first call was decided outside the lock (a count read again after unlocking, say), and both threads thought they were second, so nobody resumed the queue. Decide, and read the outcome, under one lock.",
-                            { ran.current.count >= reached })
+                            progress: { ran.current.count }, { ran.current.count >= reached })
             else {
                 let stuck = (0..<reached).filter { !ran.current.contains($0) }
                 Issue.record("\(stuck.count) of \(reached) sessions opened by 2 threads never ran their work (the first: session \(stuck.first.map { $0 + 1 } ?? 0) of round \(round + 1)).")
@@ -232,7 +233,7 @@ struct SessionQueueTests {
     @Test("open(granted: false) tells every work .refused, once, in order, queued or submitted later, and a later open(granted: true) changes nothing")
     func refusalTellsEveryWork() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
-            IsolatedCheck.begin(in: SessionQueueTests.refusalPlace)
+            IsolatedCheck.begin(seconds: Patience.watchdog, in: SessionQueueTests.refusalPlace)
             SessionQueueTests.refusal()
             IsolatedCheck.finish()
         }
@@ -243,13 +244,13 @@ struct SessionQueueTests {
         let log = WorkLog()
         let session = SessionQueue(label: "kata.session.refused")
         for item in 0..<50 { session.async(log.work(item)) }
-        guard Await.blockingCall("open(granted: false)", seconds: promptly, in: refusalPlace, { session.open(granted: false) }) else { return }
+        guard Patience.call("open(granted: false)", in: refusalPlace, { session.open(granted: false) }) else { return }
         for item in 50..<60 { session.async(log.work(item)) }
-        guard Await.blockingCall("open(granted: true) after a refusal", seconds: promptly, in: refusalPlace, { session.open(granted: true) }) else { return }
+        guard Patience.call("open(granted: true) after a refusal", in: refusalPlace, { session.open(granted: true) }) else { return }
         for item in 60..<70 { session.async(log.work(item)) }
         guard waitUntil(in: refusalPlace, waitingFor: "70 works being told .refused",
                         hint: "Refused work must still hear of it: resume the queue after deciding .refused, so that each block runs and tells its work .refused.",
-                        unless: { log.dropped(0..<70, what: "After open(granted: false)") }, { log.count >= 70 })
+                        unless: { log.dropped(0..<70, what: "After open(granted: false)") }, progress: { log.count }, { log.count >= 70 })
         else { return }
         Thread.sleep(forTimeInterval: 0.02)
         if let problem = log.orderProblem(expected: Array(0..<70)) {
@@ -266,7 +267,7 @@ struct SessionQueueTests {
     @Test("A session released while still closed does not crash, is freed, and tells each queued work .refused (50 sessions)")
     func releasedWhileClosed() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
-            IsolatedCheck.begin(in: SessionQueueTests.releasePlace)
+            IsolatedCheck.begin(seconds: Patience.watchdog, in: SessionQueueTests.releasePlace)
             SessionQueueTests.releaseClosed()
             IsolatedCheck.finish()
         }
@@ -305,7 +306,7 @@ struct SessionQueueTests {
                             let dropped = (0..<sessions).filter { n in logs[n].dropped(0..<(n % 4), what: "") != nil && n % 4 > 0 }
                             return dropped.isEmpty ? nil : "The works queued on \(dropped.count) sessions released while closed were never told anything, and nothing holds them any more: a released closed session tells each queued work .refused."
                         },
-                        { logs.reduce(0) { $0 + $1.count } >= expected })
+                        progress: { logs.reduce(0) { $0 + $1.count } }, { logs.reduce(0) { $0 + $1.count } >= expected })
         else { return }
         Thread.sleep(forTimeInterval: 0.02)
         for (number, log) in logs.enumerated() where number % 4 > 0 {
