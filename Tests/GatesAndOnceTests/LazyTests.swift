@@ -91,10 +91,15 @@ struct LazyTests {
         // round can take 100 ms: fewer rounds rather than a late answer, and a deadline that only a
         // thread stuck in the box misses. Each round of 8 racing readers catches a check-then-set
         // nearly every time, so 10 rounds are plenty.
-        let finished = Patience.gang(threads, in: contentionPlace) { _ in
+        // Thread 0 alone decides which round is the last, before it arrives at that round's barrier,
+        // so that every thread stops at the same round (one that stopped alone would leave the
+        // others waiting for it at the next barrier).
+        let lastRound = Locked<Int?>(nil)
+        let finished = Patience.gang(threads, in: contentionPlace, progress: { done.current }) { index in
             for number in 0..<boxes {
-                if number >= 10, DispatchTime.now() > began + 1.5 { return }
+                if index == 0, number >= 10, DispatchTime.now() > began + 1.5 { lastRound.withLock { $0 = number } }
                 guard together.arrive(seconds: Patience.outer) else { return }
+                if let last = lastRound.current, last <= number { return }
                 do {
                     let token = try all[number].value
                     rounds[number].withLock { _ = $0.seen.insert(ObjectIdentifier(token)) }

@@ -12,14 +12,58 @@ struct SessionDecisionTests {
 
     static let outlivesPlace = "work running after its session was released"
 
-    @Test("A decision, once made, is what every queued work hears, even when the session is released before the work runs (granted and refused, 20 sessions)")
+    @Test("A decision, once made, is what every queued work hears: also work that runs the moment open() lets the queue go (open() stopped by a signal in the middle of its call, 300 times), and work that runs after its session was released (granted and refused, 20 sessions)")
     func decisionOutlivesTheSession() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
             IsolatedCheck.begin(seconds: Patience.watchdog, in: SessionDecisionTests.outlivesPlace)
-            SessionDecisionTests.outlives()
+            if SessionDecisionTests.interruptedGrants() {
+                SessionDecisionTests.outlives()
+            }
             IsolatedCheck.finish()
         }
         IsolatedCheck.explain(ending, in: Self.outlivesPlace, crashHint: SessionQueueTests.crashHint)
+    }
+
+    static let grantsPlace = "open(granted: true), stopped in the middle of its call"
+
+    /// Sessions with one queued work each, opened with `open(granted: true)` by a thread that a
+    /// signal stops at whatever instruction its `open()` had reached (see `Interrupter`), while a
+    /// second thread waits up to 0.8 ms for the work to run: in rounds of 2,000 fresh sessions,
+    /// until 300 interruptions (or `Patience.outer` / 4). Every work must hear `.granted`. An `open()` that lets the queue go
+    /// (resume) before it records the decision, stopped between the two, lets the work run and
+    /// read "undecided". Returns false once it recorded a failure.
+    static func interruptedGrants() -> Bool {
+        let roundSize = 2_000, wanted = 300
+        var interruptions = 0
+        let end = DispatchTime.now() + Patience.outer / 4
+        for round in 0..<100 where interruptions < wanted && DispatchTime.now() < end {
+            let heard = Locked([Access?](repeating: nil, count: roundSize))
+            let all = (0..<roundSize).map { SessionQueue(label: "kata.session.grant.\(round).\($0)") }
+            for (number, session) in all.enumerated() {
+                session.async { access in heard.withLock { $0[number] = access } }
+            }
+            guard let (reached, acted) = Interrupter.run(
+                count: roundSize, interruptions: wanted - interruptions, seconds: 0.5, in: grantsPlace,
+                victim: { all[$0].open(granted: true) },
+                intruder: { number in
+                    // The handler holds the opener for at most 1 ms.
+                    let until = DispatchTime.now() + 0.0008
+                    while heard.current[number] == nil, DispatchTime.now() < until { sched_yield() }
+                })
+            else { return false }
+            interruptions += acted
+            for session in all[reached...] { session.open(granted: true) }
+            guard Patience.waitUntil(in: grantsPlace, waitingFor: "the works of \(roundSize) sessions opened with open(granted: true) running (round \(round + 1))",
+                                     hint: "open(granted: true) must let the queued work run.",
+                                     progress: { heard.current.count { $0 != nil } }, { heard.current.allSatisfy { $0 != nil } })
+            else { return false }
+            let refused = heard.current.count { $0 == .refused }
+            if refused > 0 {
+                Issue.record("\(refused) of \(roundSize) sessions opened with open(granted: true) told their work .refused (round \(round + 1), in which open() was stopped by a signal in the middle of its call \(acted) times). A work that hears .refused after open(granted: true) most likely ran before the decision was recorded and read \"undecided\": record the decision first (under the lock), then let the queue go (resume). A work never runs before the decision exists.")
+                return false
+            }
+        }
+        return true
     }
 
     /// What one work saw when it ran: told what, and whether its session was still alive.

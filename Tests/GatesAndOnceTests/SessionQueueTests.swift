@@ -135,7 +135,7 @@ struct SessionQueueTests {
     static let openersPlace = "open() from 4 threads at once"
     static let pairsPlace = "open() from 2 threads, one stopped in the middle of its call"
 
-    @Test("open() from several threads at once: no crash, one decision, each work called once (4 threads on 100 sessions, granting and refusing; then 2 threads, one stopped by a signal in the middle of its call, 100 times)")
+    @Test("open() from several threads at once: no crash, one decision, each work called once (4 threads on 100 sessions, granting and refusing; then 2 threads, one stopped by a signal in the middle of its call, 300 times)")
     func openFromManyThreads() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
             IsolatedCheck.begin(seconds: Patience.watchdog, in: SessionQueueTests.openersPlace)
@@ -192,16 +192,21 @@ struct SessionQueueTests {
 
     /// Then sessions opened by two threads, one of them stopped by a signal at whatever
     /// instruction of its `open()` it had reached while the other calls `open()` (see
-    /// `Interrupter`), in rounds of 5,000 fresh sessions until 100 such interruptions (or 1 s: on a
-    /// busy machine the second thread may not run at all for a round or two). An opener
-    /// that counts the calls under a lock and reads the count again after unlocking, stopped
-    /// between the two, sees 2 on both threads, and neither resumes: caught in about one
-    /// interruption in twelve. The work is queued after the openers are done, so that no queue
-    /// has work to start while they run (the work would take the cores they need).
+    /// `Interrupter`), in rounds of 5,000 fresh sessions until `wanted` such interruptions. The
+    /// bound is the count, not the clock: on a busy machine (`swift test` runs the suite's other
+    /// checks beside this one) a second of interruptions may be a few dozen, and the races below
+    /// then slip through (before: an over-resume passed this check in 6 runs of 6 with the machine
+    /// busy); `Patience.outer` / 4 keeps the whole bounded. An opener that counts the calls under a
+    /// lock and reads the count again after unlocking, stopped between the two, sees 2 on both
+    /// threads, and neither resumes: caught in about one interruption in twelve. An opener that
+    /// reads "undecided" and then decides in a second locked call, stopped between the two, lets
+    /// the other thread decide and resume too: a second resume() traps. The work is queued after
+    /// the openers are done, so that no queue has work to start while they run (the work would
+    /// take the cores they need).
     static func interruptedOpeners() {
-        let roundSize = 5_000, wanted = 100
+        let roundSize = 5_000, wanted = 300
         var interruptions = 0
-        let end = DispatchTime.now() + 1
+        let end = DispatchTime.now() + Patience.outer / 4
         for round in 0..<100 where interruptions < wanted && DispatchTime.now() < end {
             let all = (0..<roundSize).map { SessionQueue(label: "kata.session.pair.\(round).\($0)") }
             guard let (reached, acted) = Interrupter.run(
