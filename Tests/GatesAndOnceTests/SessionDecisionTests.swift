@@ -8,6 +8,23 @@ import Testing
 /// runs where granted work runs, on the session's queue, so that it may call the session again.
 @Suite("SessionQueue decisions", .exitIsAFailure)
 struct SessionDecisionTests {
+    /// ".granted" or ".refused", as the learner writes it.
+    static func said(_ access: Access) -> String {
+        access == .granted ? ".granted" : ".refused"
+    }
+
+    /// First, one session, one work, opened with access: false (recorded) unless the work ran, so
+    /// that a session that drops its work (the untouched stub) fails at once, not after a stall.
+    static func worksAtAll(in place: String) -> Bool {
+        let proof = WorkLog()
+        let session = SessionQueue(label: "kata.session.proof")
+        session.async(proof.work(0))
+        session.open(granted: true)
+        return Patience.waitUntil(in: place, waitingFor: "a work running after open(granted: true)",
+                                  hint: "open(granted: true) must release the work.",
+                                  unless: { proof.dropped(0..<1, what: "A session opened with access") }, { proof.count == 1 })
+    }
+
     // MARK: The decision outlives the session
 
     static let outlivesPlace = "work running after its session was released"
@@ -16,7 +33,7 @@ struct SessionDecisionTests {
     func decisionOutlivesTheSession() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
             IsolatedCheck.begin(seconds: Patience.watchdog, in: SessionDecisionTests.outlivesPlace)
-            if SessionDecisionTests.interruptedGrants() {
+            if SessionDecisionTests.worksAtAll(in: SessionDecisionTests.outlivesPlace), SessionDecisionTests.interruptedGrants() {
                 SessionDecisionTests.outlives()
             }
             IsolatedCheck.finish()
@@ -83,6 +100,10 @@ struct SessionDecisionTests {
             let expected: Access = granted ? .granted : .refused
             let held = DispatchSemaphore(value: 0)
             let holding = Locked(false)
+            // The thread that calls open(), held strongly (a freed Thread's address may be reused),
+            // and whether the held work ran on it.
+            let opener = Locked<Thread?>(nil)
+            let inline = Locked(false)
             let heard = Locked([Heard]())
             let alive = Weak<SessionQueue>()
             do {
@@ -90,6 +111,7 @@ struct SessionDecisionTests {
                 alive.value = session
                 session.async { _ in
                     holding.withLock { $0 = true }
+                    if Thread.current === opener.current { inline.withLock { $0 = true } }
                     // Held until the check lets go (the watchdog ends a check that never does).
                     held.wait()
                 }
@@ -99,7 +121,20 @@ struct SessionDecisionTests {
                         heard.withLock { $0.append(record) }
                     }
                 }
-                guard Patience.call("open(granted: \(granted))", in: outlivesPlace, { session.open(granted: granted) }) else { return }
+                let returned = Locked(false)
+                Thread {
+                    opener.withLock { $0 = Thread.current }
+                    session.open(granted: granted)
+                    returned.withLock { $0 = true }
+                }.start()
+                // open() returns although the check holds the first work: it only lets the queue go.
+                guard Patience.waitUntil(in: outlivesPlace, waitingFor: "open(granted: \(granted)) returning",
+                                         unless: {
+                                             guard inline.current, !returned.current else { return nil }
+                                             return "open(granted: \(granted)) called the first work itself, on the caller's thread, and waits for it to return (the check holds that work): work runs on the session's own serial queue, never inside open()."
+                                         },
+                                         { returned.current })
+                else { held.signal(); return }
                 guard Patience.waitUntil(in: outlivesPlace, waitingFor: "the first work running after open(granted: \(granted))",
                                          hint: "open() must release the queued work.", { holding.current })
                 else { held.signal(); return }
@@ -113,9 +148,9 @@ struct SessionDecisionTests {
             guard !wrong.isEmpty else { continue }
             let gone = wrong.filter { !$0.sessionAlive }.count
             if gone > 0 {
-                Issue.record("A session opened with open(granted: \(granted)) was released while \(after) of its works were still queued; \(gone) of them ran after the session was freed and were told .\(wrong[0].access). A decision, once made, is what every queued work hears, whether the session is still alive or not: a block that reads the decision through the session (`[weak self]` … `self?.decision ?? .refused`) loses it when the session goes. Let the blocks capture the decision itself (a small shared box, or the value), not the session.")
+                Issue.record("A session opened with open(granted: \(granted)) was released while \(after) of its works were still queued; \(gone) of them ran after the session was freed and were told \(said(wrong[0].access)). A decision, once made, is what every queued work hears, whether the session is still alive or not: a block that reads the decision through the session (`[weak self]` … `self?.decision ?? .refused`) loses it when the session goes. Let the blocks capture the decision itself (a small shared box, or the value), not the session.")
             } else {
-                Issue.record("A session opened with open(granted: \(granted)): \(wrong.count) of the \(after) works queued behind the first were told .\(wrong[0].access) while the session was still alive. The first open() decides what every work hears.")
+                Issue.record("A session opened with open(granted: \(granted)): \(wrong.count) of the \(after) works queued behind the first were told \(said(wrong[0].access)) while the session was still alive. The first open() decides what every work hears.")
             }
             return
         }
@@ -131,7 +166,7 @@ struct SessionDecisionTests {
     func refusedWorkRunsOnTheQueue() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
             IsolatedCheck.begin(seconds: Patience.watchdog, in: SessionDecisionTests.callbackPlace)
-            if SessionDecisionTests.callBack(granted: false) {
+            if SessionDecisionTests.worksAtAll(in: SessionDecisionTests.callbackPlace), SessionDecisionTests.callBack(granted: false) {
                 SessionDecisionTests.callBack(granted: true)
             }
             IsolatedCheck.finish()
@@ -186,7 +221,7 @@ struct SessionDecisionTests {
         }
         let total = 2 * queued
         if opened {
-            _ = Patience.waitUntil(in: callbackPlace, waitingFor: "the \(queued) works and the \(queued) retries they queued being told .\(expected)",
+            _ = Patience.waitUntil(in: callbackPlace, waitingFor: "the \(queued) works and the \(queued) retries they queued being told \(said(expected))",
                                    progress: { calls.current.count }, { calls.current.count >= total && inside.current.isEmpty })
         }
         let seen = calls.current
@@ -198,13 +233,13 @@ struct SessionDecisionTests {
                 : (opened
                     ? ", and its calls into the session did not return."
                     : ", and its call to async() or open() never returned: it waits for the lock that open() holds while calling it, so neither can go on (a deadlock).")
-            Issue.record("After open(granted: \(granted)), work \(inline[0].item) was told .\(inline[0].access) on the thread that called open(), inside that call\(how) Every work, refused or granted, runs on the session's own serial queue: open() only decides and lets the queue go (queue.async, or resume), and never calls the work itself, least of all while holding its lock. A refused work may well queue a retry or open the session again.")
+            Issue.record("After open(granted: \(granted)), work \(inline[0].item) was told \(said(inline[0].access)) on the thread that called open(), inside that call\(how) Every work, refused or granted, runs on the session's own serial queue: open() only decides and lets the queue go (queue.async, or resume), and never calls the work itself, least of all while holding its lock. A refused work may well queue a retry or open the session again.")
             return false
         }
         guard opened, seen.count >= total, inside.current.isEmpty else { return false }  // the wait above said what is missing
         let told = seen.filter { $0.access != expected }
         if !told.isEmpty {
-            Issue.record("After open(granted: \(granted)), \(told.count) of \(total) works (the queued ones, and the retries each queued while running) were told .\(told[0].access): the first open() decides, also for work queued later and for the open(granted: true) each work called.")
+            Issue.record("After open(granted: \(granted)), \(told.count) of \(total) works (the queued ones, and the retries each queued while running) were told \(said(told[0].access)): the first open() decides, also for work queued later and for the open(granted: true) each work called.")
             return false
         }
         let firsts = seen.filter { $0.item < retry }.map(\.item)

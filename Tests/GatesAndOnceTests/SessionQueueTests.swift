@@ -158,9 +158,11 @@ struct SessionQueueTests {
             for session in all {
                 // On a barrier broken by a thread stuck in open(), the others go on without it.
                 together.arrive(seconds: Patience.stall)
-                // Threads 0 and 2 grant, 1 and 3 refuse: the first call to arrive decides.
-                session.open(granted: index.isMultiple(of: 2))
-                session.open(granted: index.isMultiple(of: 2))
+                // Threads 0 and 2 grant, 1 and 3 refuse: the first call to arrive decides. Each
+                // thread calls 8 times: the calls after the first keep the session's lock busy, so
+                // that a thread between two locked sections of its open() waits there, and the
+                // window of a check-then-act (or of a resume before the decision) widens.
+                for _ in 0..<8 { session.open(granted: index.isMultiple(of: 2)) }
                 calls.withLock { $0 += 1 }
             }
         }
