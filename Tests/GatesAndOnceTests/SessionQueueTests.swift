@@ -189,7 +189,61 @@ struct SessionQueueTests {
                 return
             }
         }
+        guard followedOpeners() else { return }
         interruptedOpeners()
+    }
+
+    static let followedPlace = "open() from 2 threads, one following the other's session"
+
+    /// Then 5,000 sessions, each with one queued work, opened in turn by one thread while a second
+    /// thread follows it: it reads which session the first is opening and calls `open()` on that
+    /// one, again and again. Whenever the first thread stands anywhere inside its `open()` (running
+    /// beside the follower on the other core, or preempted there: on a busy machine it is, often),
+    /// the follower's calls land in the same `open()`: a decision read and taken in two locked
+    /// sections lets both threads resume (a trap); a count read again after unlocking lets neither
+    /// resume; and the follower's calls keep the lock busy, so a `resume()` before the decision
+    /// is recorded leaves the queued work time to read "undecided". No signals: this works on a
+    /// machine too busy for the signals of `interruptedOpeners` to land in time. Returns false
+    /// once it recorded a failure.
+    static func followedOpeners() -> Bool {
+        let count = 5_000
+        let all = (0..<count).map { SessionQueue(label: "kata.session.followed.\($0)") }
+        let heard = Locked([Access?](repeating: nil, count: count))
+        for (number, session) in all.enumerated() {
+            session.async { access in heard.withLock { $0[number] = access } }
+        }
+        let leading = Locked(-1)
+        let opened = Locked(0)
+        guard Patience.gang(2, in: followedPlace, progress: { opened.current }, { index in
+            if index == 0 {
+                for number in 0..<count {
+                    leading.withLock { $0 = number }
+                    all[number].open(granted: true)
+                    opened.withLock { $0 += 1 }
+                }
+                leading.withLock { $0 = count }
+            } else {
+                while true {
+                    let number = leading.current
+                    if number >= count { return }
+                    if number >= 0 { all[number].open(granted: true) }
+                }
+            }
+        }) else { return false }
+        guard waitUntil(in: followedPlace, waitingFor: "the works of \(count) sessions, each opened by 2 threads at once, running",
+                        hint: "Two threads called open(granted: true) on the same session at the same time, and its queued work never ran: the first call was decided outside the lock (a count read again after unlocking, say), and both threads thought they were second, so nobody resumed the queue. Decide, and read the outcome, under one lock.",
+                        progress: { heard.current.count { $0 != nil } }, { heard.current.allSatisfy { $0 != nil } })
+        else {
+            let stuck = heard.current.count { $0 == nil }
+            Issue.record("\(stuck) of \(count) sessions opened by 2 threads at once never ran their work.")
+            return false
+        }
+        let refused = heard.current.count { $0 == .refused }
+        if refused > 0 {
+            Issue.record("\(refused) of \(count) sessions opened by 2 threads at once, both with open(granted: true), told their work .refused. A work that hears .refused after open(granted: true) most likely ran before the decision was recorded and read \"undecided\": record the decision first (under the lock), then let the queue go (resume).")
+            return false
+        }
+        return true
     }
 
     /// Then sessions opened by two threads, one of them stopped by a signal at whatever
