@@ -103,9 +103,9 @@ struct OperationGateTests {
         #expect(log.meter.peak == 1, "Up to \(log.meter.peak) operations ran at the same time: the gate's queue runs one at a time (maxConcurrentOperationCount = 1).")
     }
 
-    /// How long operations 0 and 30 of `waitThenRun` wait for another operation to start: on a
-    /// queue that runs several at once, the next one starts within a millisecond here, also with
-    /// the other core busy.
+    /// How long operations 0 and 30 of `waitThenRun` wait for another operation to start, in
+    /// heartbeat time: on a queue that runs several at once, the next one starts within a
+    /// millisecond here, also with the other core busy.
     static let overlapWindow = 0.25
 
     /// The body of operation `number` in `waitThenRun`: for 0 and 30, waits until another
@@ -113,9 +113,16 @@ struct OperationGateTests {
     static func waitingForAnOverlap(_ number: Int, _ log: OperationLog, _ overlapped: Locked<[Int]>) -> @Sendable () -> Void {
         guard number == 0 || number == 30 else { return {} }
         return {
+            // The window is counted in heartbeat time: on a machine so busy that this process
+            // barely runs, a concurrent queue's next operation may take longer to start.
             let before = log.started.current.count
-            if Deadline.happens(within: overlapWindow, { log.started.current.count > before }) {
-                overlapped.withLock { $0.append(number) }
+            let began = Heartbeat.mark()
+            while Heartbeat.elapsed(since: began) < overlapWindow {
+                if log.started.current.count > before {
+                    overlapped.withLock { $0.append(number) }
+                    return
+                }
+                usleep(500)
             }
         }
     }
@@ -289,7 +296,7 @@ struct OperationGateTests {
                 Issue.record("Operation 2 started while operation 1 was still running (before or during the pause): the gate's queue runs more than one operation at a time. Set maxConcurrentOperationCount = 1: one at a time, in the order added.")
                 return
             }
-            Issue.record("Operation 2 started while the gate was paused: pause() sets isSuspended = true, so the queue starts no operation until resume().")
+            Issue.record("Operation 2 started while the gate was paused (after operation 1 finished). Two likely causes: pause() did not set isSuspended = true (the queue starts no operation until resume()), or the queue runs several operations at once (maxConcurrentOperationCount is not 1), so operation 2 was already handed to a thread before the pause.")
             return
         }
         guard Patience.call("resume()", in: pausePlace, { gate.resume() }) else { return }
