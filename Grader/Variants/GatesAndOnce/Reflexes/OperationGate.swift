@@ -3,7 +3,7 @@ import Foundation
 /// The same gate for `Operation`s, on an `OperationQueue` and its `isSuspended`.
 ///
 /// The reference without `maxConcurrentOperationCount = 1`: the queue runs as many operations at
-/// once as it likes (caught by the order check, which sees two overlap, and the pause check).
+/// once as it likes (caught by the pause check: operation 2 starts while the gate is paused).
 /// Otherwise the reference: the queue runs in the order added, and is
 /// suspended while the gate is closed or paused. `isSuspended` is a flag, not a counter: setting
 /// it twice is harmless (unlike `DispatchQueue.suspend()`/`resume()`), and setting it stops the
