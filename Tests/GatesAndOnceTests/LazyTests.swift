@@ -19,7 +19,7 @@ struct LazyTests {
     @Test("The initializer runs on the first read, not in init, and never again: 100 reads, one value")
     func computesOnFirstReadOnce() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
-            IsolatedCheck.begin(in: LazyTests.oneThreadPlace)
+            IsolatedCheck.begin(seconds: Patience.watchdog, in: LazyTests.oneThreadPlace)
             LazyTests.oneThread()
             IsolatedCheck.finish()
         }
@@ -36,7 +36,7 @@ struct LazyTests {
             return Token(run)
         }
         #expect(runs.current == 0, "Lazy's init called the initializer: it should only keep it, and call it on the first read of value.")
-        let read = Await.blockingCall("100 reads of value", seconds: promptly, in: oneThreadPlace,
+        let read = Patience.call("100 reads of value", in: oneThreadPlace,
                                       hint: "Reading value on one thread must not wait for anything: a lock left locked after the first read?") {
             var seen = Set<ObjectIdentifier>()
             for _ in 0..<100 {
@@ -56,7 +56,7 @@ struct LazyTests {
     @Test("8 threads reading a fresh box at the same moment: the initializer runs once, and all 8 get its value (150 boxes)")
     func onceUnderContention() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
-            IsolatedCheck.begin(in: LazyTests.contentionPlace)
+            IsolatedCheck.begin(seconds: Patience.watchdog, in: LazyTests.contentionPlace)
             LazyTests.contention()
             IsolatedCheck.finish()
         }
@@ -91,10 +91,15 @@ struct LazyTests {
         // round can take 100 ms: fewer rounds rather than a late answer, and a deadline that only a
         // thread stuck in the box misses. Each round of 8 racing readers catches a check-then-set
         // nearly every time, so 10 rounds are plenty.
-        let finished = ThreadGang.run(threads, seconds: promptly + 2.5, in: contentionPlace) { _ in
+        // Thread 0 alone decides which round is the last, before it arrives at that round's barrier,
+        // so that every thread stops at the same round (one that stopped alone would leave the
+        // others waiting for it at the next barrier).
+        let lastRound = Locked<Int?>(nil)
+        let finished = Patience.gang(threads, in: contentionPlace, progress: { done.current }) { index in
             for number in 0..<boxes {
-                if number >= 10, DispatchTime.now() > began + 1.5 { return }
-                guard together.arrive(seconds: promptly) else { return }
+                if index == 0, number >= 10, DispatchTime.now() > began + 1.5 { lastRound.withLock { $0 = number } }
+                guard together.arrive(seconds: Patience.outer) else { return }
+                if let last = lastRound.current, last <= number { return }
                 do {
                     let token = try all[number].value
                     rounds[number].withLock { _ = $0.seen.insert(ObjectIdentifier(token)) }
@@ -121,7 +126,7 @@ struct LazyTests {
     @Test("An initializer that throws stores nothing: the caller gets the error, the next read tries again, and its value is then kept")
     func failureIsNotCached() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
-            IsolatedCheck.begin(in: LazyTests.failurePlace)
+            IsolatedCheck.begin(seconds: Patience.watchdog, in: LazyTests.failurePlace)
             LazyTests.failure()
             IsolatedCheck.finish()
         }
@@ -146,7 +151,7 @@ struct LazyTests {
             "the second read, on another thread",
             "the third read, on a third thread",
         ].map({ ($0, "Reading value after a failed initialization never returned: a lock taken before the initializer was not unlocked when it threw (use defer, or unlock on every path).") }) {
-            guard Await.blockingCall(read, seconds: promptly, in: failurePlace, hint: hint, {
+            guard Patience.call(read, in: failurePlace, hint: hint, {
                 do {
                     let token = try box.value
                     tokens.withLock { $0.append(ObjectIdentifier(token)) }
@@ -166,32 +171,74 @@ struct LazyTests {
         failureWhileOthersWait()
     }
 
-    /// Four threads at once, and the initializer, slow, throws the first time: every thread returns
-    /// (with the error or a value); none waits for ever for a value that never came.
+    /// Then, 5 times: a first reader's initialization is held by the check until 3 more readers
+    /// have asked and are waiting for it, and then throws. Every reader returns (the first with the
+    /// error; the waiters with a value after one of them tried again, or with the error); none
+    /// sleeps for ever waiting for a value that is not coming. Nobody else reads meanwhile, so a
+    /// failure that wakes no waiter leaves them waiting: no later reader's success wakes them by chance.
     static func failureWhileOthersWait() {
-        let attempts = Locked(0)
-        let box = Lazy<Token> {
-            let attempt = attempts.withLock { count -> Int in
-                count += 1
-                return count
+        let waiters = 3
+        for round in 0..<5 {
+            let attempts = Locked(0)
+            let inFirst = Locked(false)
+            let letFail = DispatchSemaphore(value: 0)
+            let box = Lazy<Token> {
+                let attempt = attempts.withLock { count -> Int in
+                    count += 1
+                    return count
+                }
+                if attempt == 1 {
+                    inFirst.withLock { $0 = true }
+                    letFail.wait()  // held until the waiters are waiting (the watchdog ends a check that never lets go)
+                    throw InitializationFailed(attempt: 1)
+                }
+                return Token(attempt)
             }
-            usleep(2_000)
-            if attempt == 1 { throw InitializationFailed(attempt: 1) }
-            return Token(attempt)
-        }
-        let values = Locked(Set<ObjectIdentifier>())
-        guard Await.blockingCall("4 threads reading while the first initialization fails", seconds: promptly, in: failurePlace,
-                                 hint: "Threads waiting for an initialization that failed must be woken up (and one of them may try again): a waiter that waits only for a value waits for ever.", {
-            ThreadGang.run(4, seconds: promptly, in: failurePlace) { _ in
-                if let token = try? box.value { values.withLock { _ = $0.insert(ObjectIdentifier(token)) } }
+            let outcomes = Locked([String]())
+            let values = Locked(Set<ObjectIdentifier>())
+            let asked = Locked(0)
+            @Sendable func read() {
+                asked.withLock { $0 += 1 }
+                do {
+                    let token = try box.value
+                    values.withLock { _ = $0.insert(ObjectIdentifier(token)) }
+                    outcomes.withLock { $0.append("value") }
+                } catch {
+                    outcomes.withLock { $0.append("error") }
+                }
             }
-        }) else { return }
-        guard let token = try? box.value else {
-            Issue.record("After an initialization failed while 4 threads were reading, a later read still threw: the failure was kept as the box's value. Store nothing on failure.")
-            return
+            Thread { read() }.start()
+            guard Patience.waitUntil(in: failurePlace, waitingFor: "the first read's initializer starting",
+                                     unless: { outcomes.current.isEmpty ? nil : "value returned without calling the initializer (or without waiting for it) on a fresh box." },
+                                     { inFirst.current })
+            else { letFail.signal(); return }
+            for _ in 0..<waiters { Thread { read() }.start() }
+            // Time for the waiters to ask and wait: a thread that has not yet asked when the first
+            // initialization fails would try again itself, which is right too.
+            let settled = Heartbeat.mark()
+            _ = Patience.waitUntil(in: failurePlace, waitingFor: "3 readers asking", { asked.current > waiters })
+            while Heartbeat.elapsed(since: settled) < 0.03 { usleep(1_000) }
+            if let early = outcomes.current.first {
+                Issue.record("While the first initialization was still running, a reader returned (\(early)): a caller that arrives while the value is being computed waits for it.")
+                letFail.signal()
+                return
+            }
+            letFail.signal()
+            guard Patience.waitUntil(
+                in: failurePlace, waitingFor: "the \(waiters) readers that were waiting for a failed initialization returning (round \(round + 1))",
+                hint: "\(waiters) threads were waiting for the first initialization when it threw, and not all of them returned: a failure must wake the threads waiting for it too (broadcast whether the initializer returned or threw), and one of them then tries again. A waiter woken only by a stored value waits for ever.",
+                progress: { outcomes.current.count }, { outcomes.current.count > waiters })
+            else { return }
+            guard let token = try? box.value else {
+                Issue.record("After an initialization failed while \(waiters) threads were waiting, a later read still threw: the failure was kept as the box's value. Store nothing on failure.")
+                return
+            }
+            values.withLock { _ = $0.insert(ObjectIdentifier(token)) }
+            guard values.current.count == 1, attempts.current == 2 else {
+                Issue.record("After a failed initialization with \(waiters) readers waiting, the initializer ran \(attempts.current) times and readers got \(values.current.count) different values: one retry (by one of the waiters or a later reader), whose value every reader then gets.")
+                return
+            }
         }
-        values.withLock { _ = $0.insert(ObjectIdentifier(token)) }
-        #expect(values.current.count == 1, "After a failed initialization, readers got \(values.current.count) different values: once an initialization succeeds, every reader gets its value.")
     }
 
     // MARK: Re-entry
@@ -202,7 +249,7 @@ struct LazyTests {
     @Test("An initializer that reads its own box stops the process with a precondition failure, not a deadlock")
     func reentryIsAPreconditionFailure() async {
         let ending = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent], IsolatedCheck.exitedEarly) {
-            IsolatedCheck.begin(in: LazyTests.reentryPlace)
+            IsolatedCheck.begin(seconds: Patience.watchdog, in: LazyTests.reentryPlace)
             LazyTests.reenter()
             IsolatedCheck.finish()
         }
@@ -237,7 +284,7 @@ struct LazyTests {
     static func reenter() {
         let ordinary = Lazy<Int> { 42 }
         let returned = Locked<Int?>(nil)
-        guard Await.blockingCall("reading an ordinary Lazy", seconds: promptly, in: reentryPlace, { returned.withLock { $0 = try? ordinary.value } }) else { return }
+        guard Patience.call("reading an ordinary Lazy", in: reentryPlace, { returned.withLock { $0 = try? ordinary.value } }) else { return }
         guard returned.current == 42 else {
             Issue.record("Lazy { 42 }.value returned \(returned.current.map(String.init) ?? "nothing (it threw)"), expected 42.")
             return
@@ -256,8 +303,7 @@ struct LazyTests {
             return call
         }
         holder.value = box
-        let finished = Await.blockingCall(
-            "value, whose initializer reads value", seconds: 1, in: reentryPlace,
+        let finished = Patience.call("value, whose initializer reads value", in: reentryPlace,
             hint: "The initializer asked its own box for the value, on the thread that is computing it, and waits for itself: a non-recursive lock taken twice, or a condition waiting for an initialization that cannot end. Detect it: remember which thread is initializing, and precondition that it is not the caller.",
             { _ = try? box.value })
         if finished {
@@ -272,7 +318,7 @@ struct LazyTests {
     @Test("One box's initializer may read another box, from 4 threads at once: no deadlock, no false re-entry, each initializer once")
     func boxesMayNest() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
-            IsolatedCheck.begin(in: LazyTests.nestingPlace)
+            IsolatedCheck.begin(seconds: Patience.watchdog, in: LazyTests.nestingPlace)
             LazyTests.nest()
             IsolatedCheck.finish()
         }
@@ -292,10 +338,9 @@ struct LazyTests {
             return Token(settings.serial + 1)
         }
         let values = Locked(Set<Int>())
-        let returned = Await.blockingCall(
-            "4 threads reading a box whose initializer reads another", seconds: promptly, in: nestingPlace,
+        let returned = Patience.call("4 threads reading a box whose initializer reads another", in: nestingPlace,
             hint: "One lock shared by every box (a static lock) is taken by the outer box's initializer and waited for by the inner one: make the lock (and the re-entry check) per box.", {
-                ThreadGang.run(4, seconds: promptly, in: nestingPlace) { index in
+                Patience.gang(4, in: nestingPlace) { index in
                     let box = index == 3 ? config : client
                     if let token = try? box.value { values.withLock { _ = $0.insert(token.serial) } }
                 }

@@ -62,7 +62,7 @@ struct OperationGateTests {
     @Test("Operations added before open() wait; open(granted: true) from 4 threads at once runs them all, once, in order, one at a time")
     func operationsWaitThenRunInOrder() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
-            IsolatedCheck.begin(in: OperationGateTests.runsPlace)
+            IsolatedCheck.begin(seconds: Patience.watchdog, in: OperationGateTests.runsPlace)
             OperationGateTests.waitThenRun()
             IsolatedCheck.finish()
         }
@@ -72,27 +72,59 @@ struct OperationGateTests {
     static func waitThenRun() {
         let log = OperationLog()
         let gate = OperationGate()
-        for number in 0..<30 { gate.addOperation(log.make(number)) }
+        // Operations 0 and 30 stay inside their work until another operation starts, or for
+        // `overlapWindow`: a queue that runs more than one at a time starts the next meanwhile
+        // (an operation that lasts microseconds is usually over before the next one starts).
+        let overlapped = Locked([Int]())
+        for number in 0..<30 { gate.addOperation(log.make(number, body: waitingForAnOverlap(number, log, overlapped))) }
         if Deadline.happens(within: quietWindow, { !log.started.current.isEmpty }) {
             Issue.record("\(log.started.current.count) operation(s) started before open() was called: a closed gate keeps its queue suspended (isSuspended = true in init).")
             return
         }
-        guard ThreadGang.run(4, seconds: promptly, in: runsPlace, { _ in
+        guard Patience.gang(4, in: runsPlace, { _ in
             gate.open(granted: true)
             gate.open(granted: true)
         }) else { return }
         guard waitUntil(in: runsPlace, waitingFor: "the 30 operations finishing after open(granted: true)",
                         hint: "open(granted: true) lets the queue go: isSuspended = false.",
-                        unless: { log.dropped(what: "After open(granted: true)") }, { log.finishedCount >= 30 })
+                        unless: { log.dropped(what: "After open(granted: true)") }, progress: { log.finishedCount }, { log.finishedCount >= 30 })
         else { return }
-        for number in 30..<35 { gate.addOperation(log.make(number)) }
+        for number in 30..<35 { gate.addOperation(log.make(number, body: waitingForAnOverlap(number, log, overlapped))) }
         guard waitUntil(in: runsPlace, waitingFor: "5 operations added after the gate opened finishing",
                         hint: "Operations added to an open gate run too.",
-                        unless: { log.dropped(what: "Added to an open gate") }, { log.finishedCount >= 35 })
+                        unless: { log.dropped(what: "Added to an open gate") }, progress: { log.finishedCount }, { log.finishedCount >= 35 })
         else { return }
+        if let first = overlapped.current.first {
+            Issue.record("Another operation started while operation \(first) was still running: the gate's queue runs more than one operation at a time. OperationQueue runs as many as it likes by default: set maxConcurrentOperationCount = 1 for one at a time, in the order added.")
+            return
+        }
         let started = log.started.current
         #expect(started == Array(0..<35), "30 operations added before open(granted: true) and 5 after it should each run once, in the order added; they ran in this order: \(started.prefix(12).map(String.init).joined(separator: ", "))…. One operation at a time (maxConcurrentOperationCount = 1) runs them first in, first out.")
         #expect(log.meter.peak == 1, "Up to \(log.meter.peak) operations ran at the same time: the gate's queue runs one at a time (maxConcurrentOperationCount = 1).")
+    }
+
+    /// How long operations 0 and 30 of `waitThenRun` wait for another operation to start, in
+    /// heartbeat time: on a queue that runs several at once, the next one starts within a
+    /// millisecond here, also with the other core busy.
+    static let overlapWindow = 0.25
+
+    /// The body of operation `number` in `waitThenRun`: for 0 and 30, waits until another
+    /// operation starts (recorded in `overlapped`) or `overlapWindow` passed; nothing for the others.
+    static func waitingForAnOverlap(_ number: Int, _ log: OperationLog, _ overlapped: Locked<[Int]>) -> @Sendable () -> Void {
+        guard number == 0 || number == 30 else { return {} }
+        return {
+            // The window is counted in heartbeat time: on a machine so busy that this process
+            // barely runs, a concurrent queue's next operation may take longer to start.
+            let before = log.started.current.count
+            let began = Heartbeat.mark()
+            while Heartbeat.elapsed(since: began) < overlapWindow {
+                if log.started.current.count > before {
+                    overlapped.withLock { $0.append(number) }
+                    return
+                }
+                usleep(500)
+            }
+        }
     }
 
     // MARK: Refusal
@@ -102,7 +134,7 @@ struct OperationGateTests {
     @Test("open(granted: false), even while 3 threads add operations, cancels every operation: each finishes without running its work")
     func refusalCancelsEveryOperation() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
-            IsolatedCheck.begin(in: OperationGateTests.refusalPlace)
+            IsolatedCheck.begin(seconds: Patience.watchdog, in: OperationGateTests.refusalPlace)
             OperationGateTests.refusal()
             IsolatedCheck.finish()
         }
@@ -114,8 +146,8 @@ struct OperationGateTests {
         let gate = OperationGate()
         for number in 0..<20 { gate.addOperation(log.make(number)) }
         // Thread 0 refuses while threads 1 to 3 add 50 operations each.
-        guard Await.blockingCall("open(granted: false) while 3 threads add operations", seconds: promptly, in: refusalPlace, {
-            ThreadGang.run(4, seconds: promptly, in: refusalPlace) { index in
+        guard Patience.call("open(granted: false) while 3 threads add operations", in: refusalPlace, {
+            Patience.gang(4, in: refusalPlace) { index in
                 if index == 0 {
                     gate.open(granted: false)
                 } else {
@@ -128,7 +160,7 @@ struct OperationGateTests {
         guard waitUntil(in: refusalPlace, waitingFor: "the \(total) refused operations finishing",
                         hint: "A cancelled operation in a suspended queue never finishes: the queue must start it, so that it sees isCancelled and finishes. Cancel them all, then set isSuspended = false.",
                         unless: { log.dropped(what: "After open(granted: false)") },
-                        { log.finishedCount >= total || !log.started.current.isEmpty })
+                        progress: { log.finishedCount }, { log.finishedCount >= total || !log.started.current.isEmpty })
         else { return }
         let ran = log.started.current
         #expect(ran.isEmpty, "After open(granted: false), \(ran.count) operation(s) ran their work (operations \(ran.prefix(5).map(String.init).joined(separator: ", "))): a refusal cancels every operation before the queue may start one, and cancels each one added later, also one added while the refusal is under way (decide and add under one lock).")
@@ -147,7 +179,7 @@ struct OperationGateTests {
         case adder
     }
 
-    /// Then fresh gates, 400 at a time until 50 interruptions (or 0.6 s): one thread is stopped by
+    /// Then fresh gates, 400 at a time until 100 interruptions (or `Patience.outer` / 4): one thread is stopped by
     /// a signal at whatever instruction its call had reached (see `Interrupter`) while the other
     /// acts. `.refuser`: the refusing thread stops, with an operation queued, and the other waits
     /// half a millisecond for that operation to start (a refusal that lets the queue go before it cancels
@@ -156,9 +188,10 @@ struct OperationGateTests {
     /// nobody cancels). Returns false once it recorded a failure.
     @discardableResult
     static func interruptedRefusals(stopping stopped: Stopped) -> Bool {
-        let roundSize = 400, wanted = 50
+        let roundSize = 400, wanted = 100
         var interruptions = 0
-        let end = DispatchTime.now() + 0.6
+        // Bounded by the count, not the clock: on a busy machine 0.6 s held a dozen interruptions.
+        let end = DispatchTime.now() + Patience.outer / 4
         for round in 0..<100 where interruptions < wanted && DispatchTime.now() < end {
             let log = OperationLog()
             let gates = (0..<roundSize).map { _ in OperationGate() }
@@ -189,7 +222,7 @@ struct OperationGateTests {
             }
             guard waitUntil(in: refusalPlace, waitingFor: "the \(roundSize) refused operations of round \(round + 1) finishing",
                             unless: { log.dropped(what: "After open(granted: false)") },
-                            { log.finishedCount >= roundSize || !log.started.current.isEmpty })
+                            progress: { log.finishedCount }, { log.finishedCount >= roundSize || !log.started.current.isEmpty })
             else { return false }
             let ran = log.started.current
             guard ran.isEmpty else {
@@ -210,7 +243,7 @@ struct OperationGateTests {
     @Test("pause() lets the executing operation finish and holds the next; two pauses need one resume(); resume() never opens a closed gate")
     func pauseLetsTheRunningOperationFinish() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
-            IsolatedCheck.begin(in: OperationGateTests.pausePlace)
+            IsolatedCheck.begin(seconds: Patience.watchdog, in: OperationGateTests.pausePlace)
             OperationGateTests.pauseWhileRunning()
             IsolatedCheck.finish()
         }
@@ -221,7 +254,7 @@ struct OperationGateTests {
         let log = OperationLog()
         let gate = OperationGate()
         // resume() on a gate nobody opened: permission is not a pause.
-        guard Await.blockingCall("resume() before open()", seconds: promptly, in: pausePlace, { gate.resume() }) else { return }
+        guard Patience.call("resume() before open()", in: pausePlace, { gate.resume() }) else { return }
         gate.addOperation(log.make(0))
         if Deadline.happens(within: quietWindow, { !log.started.current.isEmpty }) {
             Issue.record("resume() on a gate that was never opened let an operation run: resume() ends a pause, it does not grant access. Keep the decision and the pause apart: suspended = not granted, or paused.")
@@ -230,7 +263,7 @@ struct OperationGateTests {
         gate.open(granted: true)
         guard waitUntil(in: pausePlace, waitingFor: "the first operation finishing after open(granted: true)",
                         hint: "open(granted: true) lets the queue go: isSuspended = false.",
-                        unless: { log.dropped(what: "After open(granted: true)") }, { log.finishedCount >= 1 })
+                        unless: { log.dropped(what: "After open(granted: true)") }, progress: { log.finishedCount }, { log.finishedCount >= 1 })
         else { return }
 
         // Operation 1 runs until the check releases it; operation 2 waits behind it.
@@ -239,13 +272,15 @@ struct OperationGateTests {
         let finishedWork = Locked(false)
         let first = log.make(1) {
             inside.signal()
-            _ = release.wait(timeout: .now() + 3)
+            release.wait()  // held until the check lets go (the watchdog ends a check that never does)
             finishedWork.withLock { $0 = true }
         }
+        // Whether operation 1 was still running when operation 2 started: then the cause is not the pause.
+        let secondBeside = Locked<Bool?>(nil)
         gate.addOperation(first)
-        gate.addOperation(log.make(2))
-        guard Deadline.wait(for: inside, seconds: promptly, in: pausePlace, waitingFor: "operation 1 starting") else { return }
-        guard Await.blockingCall("pause() while operation 1 runs", seconds: 1, in: pausePlace,
+        gate.addOperation(log.make(2) { secondBeside.withLock { $0 = !finishedWork.current } })
+        guard waitUntil(in: pausePlace, waitingFor: "operation 1 starting", { inside.wait(timeout: .now()) == .success }) else { return }
+        guard Patience.call("pause() while operation 1 runs", in: pausePlace,
                                  hint: "pause() must not wait for the executing operation (no waitUntilAllOperationsAreFinished): it only stops the queue from starting the next.",
                                  { gate.pause(); gate.pause() })
         else { release.signal(); return }
@@ -255,13 +290,19 @@ struct OperationGateTests {
         else { return }
         #expect(finishedWork.current && !first.isCancelled, "pause() cancelled the executing operation or cut its work short: suspending a queue only stops it from starting operations; the one that runs goes on to its end.")
         if Deadline.happens(within: quietWindow, { log.started.current.contains(2) }) {
-            Issue.record("Operation 2 started while the gate was paused: pause() sets isSuspended = true, so the queue starts no operation until resume().")
+            // Operation 2 records it in its work, just after it is logged as started.
+            _ = Deadline.happens(within: 0.5) { secondBeside.current != nil }
+            if secondBeside.current == true {
+                Issue.record("Operation 2 started while operation 1 was still running (before or during the pause): the gate's queue runs more than one operation at a time. Set maxConcurrentOperationCount = 1: one at a time, in the order added.")
+                return
+            }
+            Issue.record("Operation 2 started while the gate was paused (after operation 1 finished). Two likely causes: pause() did not set isSuspended = true (the queue starts no operation until resume()), or the queue runs several operations at once (maxConcurrentOperationCount is not 1), so operation 2 was already handed to a thread before the pause.")
             return
         }
-        guard Await.blockingCall("resume()", seconds: promptly, in: pausePlace, { gate.resume() }) else { return }
+        guard Patience.call("resume()", in: pausePlace, { gate.resume() }) else { return }
         _ = waitUntil(in: pausePlace, waitingFor: "operation 2 running after pause(), pause(), resume()",
                       hint: "isSuspended is a flag, not a counter: two pauses are one pause, and one resume() ends it. A gate that counts pauses (or suspends a DispatchQueue twice) stays stopped.",
-                      { log.finishedCount >= 3 })
+                      progress: { log.finishedCount }, { log.finishedCount >= 3 })
     }
 
     // MARK: Released while closed
@@ -271,7 +312,7 @@ struct OperationGateTests {
     @Test("A gate released while still closed does not crash, and each of its operations finishes, cancelled, without running")
     func releasedGateRefusesItsOperations() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
-            IsolatedCheck.begin(in: OperationGateTests.releasePlace)
+            IsolatedCheck.begin(seconds: Patience.watchdog, in: OperationGateTests.releasePlace)
             OperationGateTests.releaseClosed()
             IsolatedCheck.finish()
         }
@@ -292,7 +333,7 @@ struct OperationGateTests {
         guard waitUntil(in: releasePlace, waitingFor: "the 30 operations of released closed gates finishing",
                         hint: "An OperationQueue released while suspended does not trap, but its operations never run nor finish: whoever waits for them waits forever. In deinit, if the gate never opened, cancel every operation and set isSuspended = false.",
                         unless: { log.dropped(what: "Gates released while closed") },
-                        { log.finishedCount >= 30 || !log.started.current.isEmpty })
+                        progress: { log.finishedCount }, { log.finishedCount >= 30 || !log.started.current.isEmpty })
         else { return }
         let ran = log.started.current
         #expect(ran.isEmpty, "\(ran.count) operations of gates released while closed ran their work: nobody granted access, so they finish cancelled.")

@@ -4,27 +4,22 @@ import GatesAndOnce
 import KataTestSupport
 import Testing
 
-/// How long a check waits, inside its child process, for something a correct implementation does
-/// in microseconds (queued work running once the gate opened): generous on a loaded 2-core
-/// machine, short enough that a wrong implementation fails the suite within its budget.
-let promptly = 1.5
-
 /// How long a check watches for something that must not happen (work running before open): a
 /// serial queue or an operation queue starts work within a millisecond here when nothing holds it.
 let quietWindow = 0.15
 
-/// `Deadline.waitUntil` with this suite's patience (`promptly`): gives up at once with
-/// `hopeless`'s reason, records "Deadlock suspected in <place>" on a miss. For isolated bodies
-/// only: it blocks its thread.
+/// `Patience.waitUntil` under this suite's older name: gives up at once with `hopeless`'s reason,
+/// records "Deadlock suspected in <place>" only when nothing moved (`progress`, and the condition
+/// itself) for `Patience.stall`. For isolated bodies only: it blocks its thread.
 @discardableResult
 func waitUntil(
-    seconds: Double = promptly, in place: String, waitingFor what: String, hint: String? = nil,
+    in place: String, waitingFor what: String, hint: String? = nil,
     sourceLocation: SourceLocation = #_sourceLocation,
-    unless hopeless: () -> String? = { nil }, _ condition: () -> Bool
+    unless hopeless: () -> String? = { nil }, progress: () -> Int = { 0 }, _ condition: () -> Bool
 ) -> Bool {
-    Deadline.waitUntil(
-        seconds: seconds, in: place, waitingFor: what, hint: hint, sourceLocation: sourceLocation,
-        unless: hopeless, condition)
+    Patience.waitUntil(
+        in: place, waitingFor: what, hint: hint, sourceLocation: sourceLocation,
+        unless: hopeless, progress: progress, condition)
 }
 
 /// Every call of the work a check submitted to a session: which item, told what, and whether
