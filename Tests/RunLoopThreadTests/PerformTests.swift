@@ -40,6 +40,32 @@ struct PerformTests {
         }
     }
 
+    @Test("start() called again does nothing more: blocks still run on the first thread, and stop() ends it")
+    func startTwiceKeepsOneThread() async {
+        let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
+            IsolatedCheck.begin(seconds: 5, in: "start() called twice")
+            PerformTests.startTwice()
+            IsolatedCheck.finish()
+        }
+        IsolatedCheck.explain(ending, in: "start() called twice", crashHint: PerformTests.crashHint)
+    }
+
+    /// A start() that does not look at its state starts a second thread and points the object at
+    /// it: blocks then run on the new thread, and the first one lives on, never stopped.
+    static func startTwice() {
+        guard let loop = LoopLab.started(), let first = LoopLab.probe(loop) else { return }
+        guard LoopLab.returns("a second start()", in: "start() called on a running thread",
+                              hint: "start() on a started RunLoopThread does nothing more and returns.", { loop.start() })
+        else { return }
+        guard let after = LoopLab.probe(loop) else { return }
+        guard after.id == first.id else {
+            Issue.record("After a second start(), a block ran on another thread than the one before: the second call started a new thread, and the first one lives on with nobody to stop it. start() on a started RunLoopThread does nothing more: look at the state, under the lock, before creating a thread.")
+            return
+        }
+        guard LoopLab.stop(loop, thread: first, in: "stop() after start() was called twice") != nil else { return }
+        _ = LoopLab.waitForEnd(of: first, missing: "stop() returned after start() had been called twice, and the loop's first thread was still alive \(LoopLab.prompt) s later: the second start() made a thread that stop() ended instead, or none at all. start() on a started RunLoopThread does nothing more.")
+    }
+
     @Test("perform(_:) from 4 threads at once: every block runs once, on the loop's thread, each thread's blocks in the order submitted")
     func blocksRunInOrder() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
