@@ -152,8 +152,12 @@ final class RecordingOperation: AsyncOperation, @unchecked Sendable {
         work(self)
     }
 
+    /// How many calls of `finishAndRecord()` have begun.
+    let finishCalls = Locked(0)
+
     /// Calls finish(), then records that it returned: what the hopeless rules read.
     func finishAndRecord() {
+        finishCalls.withLock { $0 += 1 }
         finish()
         finishReturns.withLock { $0 += 1 }
     }
