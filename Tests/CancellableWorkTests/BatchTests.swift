@@ -177,7 +177,7 @@ struct BatchTests {
                                             hint: "wait(timeout:) must give up at its deadline.") { batch.wait(timeout: .now() + 0.1) }
         #expect(whileBlocked == .timedOut, "wait(timeout:) should return .timedOut while a job is still running.")
         release.open()
-        let afterwards = await Await.call("wait(timeout: .now() + 3)", seconds: 4, in: place) { batch.wait(timeout: .now() + 3) }
+        let afterwards = await Await.call("wait(timeout: .now() + 5)", seconds: 6, in: place) { batch.wait(timeout: .now() + 5) }
         #expect(afterwards == .success, "wait(timeout:) should return .success once the job returned.")
     }
 }

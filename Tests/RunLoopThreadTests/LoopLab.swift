@@ -90,18 +90,20 @@ enum LoopLab {
     }
 
     /// Waits until `condition` holds; gives up at once with `hopeless`'s reason when the event
-    /// can no longer come, or after `seconds` with `missing`. Records the failure.
+    /// can no longer come, or after `seconds` in which `progress()` did not change (blocks still
+    /// running, say; see `ProgressDeadline`) with `missing`. Records the failure.
     static func wait(seconds: Double = prompt, missing: @autoclosure () -> String,
-                     unless hopeless: () -> String? = { nil },
+                     unless hopeless: () -> String? = { nil }, progress: () -> Int = { 0 },
                      sourceLocation: SourceLocation = #_sourceLocation, _ condition: () -> Bool) -> Bool {
-        let end = now + UInt64(seconds * 1e9)
+        var deadline = ProgressDeadline(seconds: seconds, progress: progress())
         while !condition() {
             if let reason = hopeless() {
                 if condition() { return true }
                 Issue.record(Comment(rawValue: reason), sourceLocation: sourceLocation)
                 return false
             }
-            if now >= end {
+            if deadline.expired(progress: progress()) {
+                if condition() { return true }
                 Issue.record(Comment(rawValue: missing()), sourceLocation: sourceLocation)
                 return false
             }

@@ -89,9 +89,9 @@ struct PerformTests {
             }
         }) else { return }
         #expect(accepted.current == 4 * perThread, "perform(_:) refused \(4 * perThread - accepted.current) of \(4 * perThread) blocks on a running thread: it must accept every block until stop().")
-        guard LoopLab.wait(seconds: 2, missing: "Of \(accepted.current) blocks accepted from 4 threads, \(runs.current.count) ran within 2 s: blocks were lost. Keep them in the run loop's queue (or your own, under a lock) and wake the loop.",
+        guard LoopLab.wait(seconds: 2, missing: "Of \(accepted.current) blocks accepted from 4 threads, \(runs.current.count) ran, and then none for 2 s: blocks were lost. Keep them in the run loop's queue (or your own, under a lock) and wake the loop.",
                            unless: { thread.hasEnded ? "The loop's thread ended while blocks were waiting for it (\(runs.current.count) of \(accepted.current) ran), and nobody had called stop(). Does the run loop have an input source or a timer to wait for?" : nil },
-                           { runs.current.count >= accepted.current })
+                           progress: { runs.current.count }, { runs.current.count >= accepted.current })
         else { return }
         // A block performed from a block runs after it, and does not deadlock.
         let nested = Locked([String]())
