@@ -95,7 +95,7 @@ struct StressTests {
         let head = "\(seen.startedEarly.count) operations started while one of their dependencies was not finished (first: #\(seen.startedEarly.first ?? 0))"
         guard let dependency = seen.firstEarly else { return head + "." }
         if dependency.finishCalled {
-            return head + ". That dependency's finish() had already been called, yet it read isFinished false, in state .\(dependency.state.rawValue): it was finished and announced it (so the queue started its dependents), then its state went back. Likely cause: start() sets .executing after calling main(), overwriting a .finished that main() reached at once. Enter .executing before main(), and never leave .finished."
+            return head + ". finish() had already been called on that dependency, yet when its dependent began it read isFinished false, in state .\(dependency.state.rawValue). Likely causes: its state went back after finish() (start() sets .executing after calling main(), overwriting a .finished that main() reached at once), or finish() announced isFinished before the state changed. Most often the first: start() sets .executing after calling main(), overwriting a .finished that main() reached at once. enter .executing before main(), and never leave .finished."
         }
         return head + ". That dependency's finish() had not been called yet (state .\(dependency.state.rawValue)). Likely causes: isReady ignores the dependencies (combine super.isReady with your state), or the dependency announced isFinished before it was finished."
     }

@@ -51,7 +51,7 @@ public struct ProgressDeadline {
         if endedAtLimit {
             return "Too slow in \(place): \(what) did not happen within \(DeadlockReport.formatted(limit)) s, although the work was still moving (a livelock, or work that never ends)."
         }
-        return "Deadlock suspected in \(place): \(what) did not happen; the work moved \(changes) times, then nothing moved for \(DeadlockReport.formatted(seconds)) s."
+        return "Deadlock suspected in \(place): \(what) did not happen; after \(changes) signs of progress, nothing moved for \(DeadlockReport.formatted(seconds)) s."
     }
 }
 

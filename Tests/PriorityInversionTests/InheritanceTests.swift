@@ -130,10 +130,14 @@ struct InheritanceTests {
     }
 
     static func replayRandom() -> Never {
-        IsolatedCheck.begin(seconds: 6, in: "the random scenarios")
+        // 200 replays take a second or so idle, far longer on a loaded machine: the watchdog
+        // waits on while scenarios keep finishing, and ends a replay that stops moving.
+        let replayed = Locked(0)
+        IsolatedCheck.begin(quiet: 3, limit: 60, in: "the random scenarios", progress: { replayed.current })
         var first: (trace: Trace, verdict: Verdict)?
         var wrong = 0
         for scenario in RandomScenarios.make(count: randomCount) {
+            defer { replayed.withLock { $0 += 1 } }
             let trace = Scheduler.run(scenario, with: InheritanceLocks())
             let verdict = Verdict(trace, urgent: nil, model: nil)
             guard !verdict.problems.isEmpty else { continue }

@@ -15,7 +15,9 @@ struct PerformTests {
     @Test("start() returns with the loop running: a block performed at once runs on the loop's own thread (20 new threads)")
     func startThenPerform() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
-            IsolatedCheck.begin(seconds: 5, in: "start() then perform(_:)")
+            // 20 threads started one after another: on a loaded machine that takes seconds, so the
+            // watchdog waits on while rounds keep completing.
+            IsolatedCheck.begin(quiet: 3, limit: 30, in: "start() then perform(_:)", progress: { PerformTests.roundsDone.current })
             PerformTests.startThenPerformAtOnce()
             IsolatedCheck.finish()
         }
@@ -24,6 +26,9 @@ struct PerformTests {
 
     /// A start() that returns before the thread has its run loop loses the block performed right
     /// after it, or runs it elsewhere: 20 new threads make that window show.
+    /// Rounds of `startThenPerformAtOnce` done: what its watchdog watches.
+    static let roundsDone = Locked(0)
+
     static func startThenPerformAtOnce() {
         // The handles keep each Thread object alive, so that no two have the same identity.
         var handles: [ThreadHandle] = []
@@ -35,6 +40,7 @@ struct PerformTests {
             }
             let new = !handles.contains { $0.id == thread.id }
             handles.append(thread)
+            roundsDone.withLock { $0 += 1 }
             #expect(new, "Two RunLoopThreads ran their blocks on the same thread: each start() creates a thread of its own.")
             // Not stopped (stop() has checks of its own): the child process ends with the check.
         }
