@@ -5,6 +5,7 @@
 // and from `Solutions/<Name>/` when the environment has `KATA_SOLUTIONS=1`, so one suite in
 // `Tests/<Name>Tests/` runs against either. Give each mode its own `--scratch-path`
 // (the grader uses `.build-solutions`) so that switching does not rebuild everything.
+import Foundation
 import PackageDescription
 
 /// The exercises, in course order. The grader's rubric (`Grader/rubric.json`) lists the same names.
@@ -86,9 +87,14 @@ func givenTarget(_ name: String) -> Target {
     .target(name: "\(name)Given", path: "Given/\(name)")
 }
 
+/// Maintainers' notes kept beside a suite (catch rates, measurements): read, not compiled.
+let suiteDocuments = ["MAINTAINERS.md", "MAINTAINERS-issue36.md"]
+
 func exerciseSuite(_ name: String) -> Target {
     let model: [Target.Dependency] = exercisesWithSuiteModel.contains(name) ? [.target(name: "\(name)Model")] : []
-    return .testTarget(name: "\(name)Tests", dependencies: [.target(name: name), "KataTestSupport"] + model, path: "Tests/\(name)Tests")
+    // Only the notes that exist: SwiftPM warns about an excluded file it cannot find.
+    let notes = suiteDocuments.filter { FileManager.default.fileExists(atPath: "\(Context.packageDirectory)/Tests/\(name)Tests/\($0)") }
+    return .testTarget(name: "\(name)Tests", dependencies: [.target(name: name), "KataTestSupport"] + model, path: "Tests/\(name)Tests", exclude: notes)
 }
 
 /// The maintainer's own tests (the test support's, the grader's, the benchmarks', the suite

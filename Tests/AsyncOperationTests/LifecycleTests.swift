@@ -132,7 +132,8 @@ struct LifecycleTests {
                                  unless: { firstReason(operations) { $0.settledHopeless } }) else { return }
         let threads = 4
         let together = StartBarrier(parties: threads)
-        ThreadGang.run(threads, in: "finish() from several threads") { _ in
+        // 100 barrier rounds: on a loaded machine they take seconds; the gang waits on while they move.
+        ThreadGang.run(threads, in: "finish() from several threads", progress: { together.rounds }) { _ in
             for operation in operations {
                 guard together.arrive() else { return }
                 operation.finish()

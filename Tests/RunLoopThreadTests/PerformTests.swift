@@ -49,7 +49,7 @@ struct PerformTests {
     @Test("start() called again does nothing more: blocks still run on the first thread, and stop() ends it")
     func startTwiceKeepsOneThread() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
-            IsolatedCheck.begin(seconds: 5, in: "start() called twice")
+            IsolatedCheck.begin(in: "start() called twice")
             PerformTests.startTwice()
             IsolatedCheck.finish()
         }
@@ -75,7 +75,7 @@ struct PerformTests {
     @Test("perform(_:) from 4 threads at once: every block runs once, on the loop's thread, each thread's blocks in the order submitted")
     func blocksRunInOrder() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
-            IsolatedCheck.begin(seconds: 5, in: "perform(_:) from 4 threads")
+            IsolatedCheck.begin(in: "perform(_:) from 4 threads")
             PerformTests.fromFourThreads()
             IsolatedCheck.finish()
         }
@@ -126,10 +126,10 @@ struct PerformTests {
         }
     }
 
-    @Test("A block performed on an idle, sleeping loop runs within 0.5 s: perform(_:) wakes the loop")
+    @Test("A block performed on an idle, sleeping loop runs within 1 s: perform(_:) wakes the loop")
     func performWakesLoop() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
-            IsolatedCheck.begin(seconds: 5, in: "perform(_:) on a sleeping loop")
+            IsolatedCheck.begin(in: "perform(_:) on a sleeping loop")
             PerformTests.wakesSleepingLoop()
             IsolatedCheck.finish()
         }
@@ -148,7 +148,7 @@ struct PerformTests {
                 Issue.record("perform(_:) returned false on a running thread (round \(round)).")
                 return
             }
-            guard LoopLab.wait(seconds: 0.5, missing: "A block performed on a loop that had nothing to do for 150 ms did not run within 0.5 s (round \(round) of 3). Queueing a block on a run loop (RunLoop.perform, CFRunLoopPerformBlock, CFRunLoopSourceSignal) does not wake it from its sleep: call CFRunLoopWakeUp on its CFRunLoop after queueing.",
+            guard LoopLab.wait(seconds: 1, missing: "A block performed on a loop that had nothing to do for 150 ms did not run within 1 s (round \(round) of 3). Queueing a block on a run loop (RunLoop.perform, CFRunLoopPerformBlock, CFRunLoopSourceSignal) does not wake it from its sleep: call CFRunLoopWakeUp on its CFRunLoop after queueing.",
                                unless: { thread.hasEnded ? "The loop's thread ended by itself, without stop(): \(idleHint)" : nil },
                                { ranAt.current != nil })
             else { return }
@@ -160,7 +160,7 @@ struct PerformTests {
     @Test("With next to nothing to do for 450 ms, the loop's thread stays alive and asleep (no busy loop)")
     func idleLoopSleeps() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
-            IsolatedCheck.begin(seconds: 5, in: "an idle loop")
+            IsolatedCheck.begin(in: "an idle loop")
             PerformTests.idleThreadSleeps()
             IsolatedCheck.finish()
         }
