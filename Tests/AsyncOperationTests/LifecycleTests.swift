@@ -84,7 +84,10 @@ struct LifecycleTests {
             running.signal()
             // The work goes on on a thread of its own, as real asynchronous work does.
             Thread {
-                _ = proceed.wait(timeout: .now() + 5)
+                // Held until the check lets it go (on every path: `defer` below), however long a
+                // loaded machine takes to get there: a hold that ended by itself after 5 s let the
+                // work finish before cancel(), and the reference failed (issue 36).
+                proceed.wait()
                 sawCancel.withLock { $0 = operation.isCancelled }
                 operation.finishAndRecord()
             }.start()
@@ -93,6 +96,8 @@ struct LifecycleTests {
         let dependent = BlockOperation { dependentRan.withLock { $0 = true } }
         dependent.addDependency(operation)
         let queue = OperationQueue()
+        var released = false
+        defer { if !released { proceed.signal() } }
         enqueue([operation, dependent], on: queue)
         guard await Hopeless.wait(for: running, in: "an AsyncOperation in a queue", waitingFor: "its work running",
                             hint: "start() should call main().", unless: { operation.hopeless }) else { return }
@@ -102,6 +107,7 @@ struct LifecycleTests {
         #expect(operation.state == .executing && !operation.isFinished,
                 "After cancel() the work is still running, so the operation must stay .executing; it is .\(operation.state.rawValue). cancel() must not finish it: the work sees isCancelled and calls finish() itself.")
         #expect(!dependentRan.current, "The dependent ran while the cancelled operation's work was still running.")
+        released = true
         proceed.signal()
         await Hopeless.waitUntil(in: "a cancelled operation whose work called finish()", waitingFor: "isFinished", { operation.isFinished },
                            unless: { operation.hopeless })
