@@ -1,6 +1,7 @@
 import AsyncOperation
 import Foundation
 import KataTestSupport
+import Testing
 
 /// One key-value notification the operation sent, with what `isExecuting` and `isFinished`
 /// said at that moment (what an observer reads: the old value at `will`, the new one at `did`).
@@ -18,17 +19,76 @@ struct Notification: Equatable, CustomStringConvertible {
 ///
 /// On Apple platforms a real KVO observer with the `.prior` option sees every `will` and `did`.
 /// swift-corelibs-foundation on Linux has no KVO, and declares `willChangeValue(forKey:)` and
-/// `didChangeValue(forKey:)` in an extension of Operation, where no subclass can intercept them:
-/// there the checks judge the notifications by their effects on OperationQueue instead
-/// (`notificationsAreObservable` is false).
+/// `didChangeValue(forKey:)` in an extension of Operation, where no subclass can intercept them;
+/// but each `did` for "isFinished" or "isExecuting" reads that property back through this class,
+/// from one place in Foundation (see `DidChangeSite`). A `watched` operation records those reads as
+/// its `did`s; a `will` does nothing there and cannot be seen (`willIsObservable` is false).
 final class RecordingOperation: AsyncOperation, @unchecked Sendable {
+    /// True when the checks can read this platform's notifications: always with KVO; on Linux
+    /// when `DidChangeSite` could tell Foundation's reads apart from ordinary ones.
     static var notificationsAreObservable: Bool {
+        #if canImport(ObjectiveC)
+        true
+        #else
+        didSites != nil
+        #endif
+    }
+
+    /// Whether the checks see `willChangeValue(forKey:)`: only with KVO.
+    static var willIsObservable: Bool {
         #if canImport(ObjectiveC)
         true
         #else
         false
         #endif
     }
+
+    #if !canImport(ObjectiveC)
+    /// Where Foundation reads `isFinished`/`isExecuting` when it handles a `did`, learned once.
+    static let didSites: DidChangeSite.Sites? = calibrate()
+
+    /// Sends each `did` to an operation that answers "not finished, not executing" (so Foundation
+    /// changes nothing), then reads both properties from here: the sites must all differ.
+    private static func calibrate() -> DidChangeSite.Sites? {
+        let probe = RecordingOperation(watched: true, calibrating: true)
+        probe.didChangeValue(forKey: "isFinished")
+        probe.didChangeValue(forKey: "isExecuting")
+        _ = probe.isFinished
+        let reads = probe.calibration.current
+        guard reads.count == 3, reads[0].key == "isFinished", reads[1].key == "isExecuting", reads[2].key == "isFinished" else { return nil }
+        return DidChangeSite.sites(didFinished: reads[0].stack, didExecuting: reads[1].stack, ordinary: reads[2].stack)
+    }
+
+    private let watched: Bool
+    private let calibrating: Bool
+    private let calibration = Locked([(key: String, stack: [UInt])]())
+
+    override var isFinished: Bool {
+        let stack = watched ? DidChangeSite.returnAddresses() : []
+        if calibrating {
+            calibration.withLock { $0.append((key: "isFinished", stack: stack)) }
+            return false
+        }
+        let value = super.isFinished
+        if watched, let sites = Self.didSites, DidChangeSite.isCall(stack, at: sites.depth, from: sites.isFinished) {
+            log.withLock { $0.append(Notification(phase: .did, key: "isFinished", executing: super.isExecuting, finished: value)) }
+        }
+        return value
+    }
+
+    override var isExecuting: Bool {
+        let stack = watched ? DidChangeSite.returnAddresses() : []
+        if calibrating {
+            calibration.withLock { $0.append((key: "isExecuting", stack: stack)) }
+            return false
+        }
+        let value = super.isExecuting
+        if watched, let sites = Self.didSites, DidChangeSite.isCall(stack, at: sites.depth, from: sites.isExecuting) {
+            log.withLock { $0.append(Notification(phase: .did, key: "isExecuting", executing: value, finished: super.isFinished)) }
+        }
+        return value
+    }
+    #endif
 
     private let log = Locked([Notification]())
     private let work: @Sendable (RecordingOperation) -> Void
@@ -43,8 +103,15 @@ final class RecordingOperation: AsyncOperation, @unchecked Sendable {
     private var observer: NotificationObserver?
     #endif
 
-    init(_ work: @escaping @Sendable (RecordingOperation) -> Void = { _ in }) {
+    /// `watched`: on Linux, record the `did`s (each read of `isFinished`/`isExecuting` then costs
+    /// a short stack walk, so only the checks that judge notifications ask for it). With KVO every
+    /// operation is watched.
+    init(watched: Bool = false, _ work: @escaping @Sendable (RecordingOperation) -> Void = { _ in }) {
         self.work = work
+        #if !canImport(ObjectiveC)
+        self.watched = watched
+        self.calibrating = false
+        #endif
         super.init()
         witness = FinishWitness(of: self)
         #if canImport(ObjectiveC)
@@ -56,6 +123,15 @@ final class RecordingOperation: AsyncOperation, @unchecked Sendable {
         addObserver(observer, forKeyPath: "isFinished", options: [.prior], context: nil)
         #endif
     }
+
+    #if !canImport(ObjectiveC)
+    private init(watched: Bool, calibrating: Bool) {
+        self.work = { _ in }
+        self.watched = watched
+        self.calibrating = calibrating
+        super.init()
+    }
+    #endif
 
     #if canImport(ObjectiveC)
     deinit {
@@ -76,8 +152,12 @@ final class RecordingOperation: AsyncOperation, @unchecked Sendable {
         work(self)
     }
 
+    /// How many calls of `finishAndRecord()` have begun.
+    let finishCalls = Locked(0)
+
     /// Calls finish(), then records that it returned: what the hopeless rules read.
     func finishAndRecord() {
+        finishCalls.withLock { $0 += 1 }
         finish()
         finishReturns.withLock { $0 += 1 }
     }
@@ -120,6 +200,16 @@ final class RecordingOperation: AsyncOperation, @unchecked Sendable {
 
     /// The notifications for `isExecuting` and `isFinished`, in the order they were sent.
     var notifications: [Notification] { log.current }
+
+    /// The notifications, or nil after recording that this platform's could not be observed: a
+    /// check that cannot see them cannot pass on them.
+    var observedNotifications: [Notification]? {
+        guard Self.notificationsAreObservable else {
+            Issue.record("This check could not observe the operation's didChangeValue(forKey:) calls on this platform (see DidChangeSite in the suite), so it cannot judge them. This is not a fault in your code; please report it with your platform.")
+            return nil
+        }
+        return notifications
+    }
 }
 
 #if canImport(ObjectiveC)
@@ -141,21 +231,24 @@ private final class NotificationObserver: NSObject, @unchecked Sendable {
 }
 #endif
 
-/// Checks one key's notifications: exactly one `will` then one `did`, the `will` seeing
-/// `before` and the `did` seeing `after`. Returns a learner-facing problem, or nil.
+/// Checks one key's notifications: exactly one `will` then one `did` (only the `did` where `will`
+/// cannot be seen), the `will` seeing `before` and the `did` seeing `after`. Returns a
+/// learner-facing problem, or nil.
 func announcementProblem(_ notes: [Notification], key: String, before: Bool, after: Bool, when: String) -> String? {
     let mine = notes.filter { $0.key == key }
     let value: (Notification) -> Bool = { key == "isExecuting" ? $0.executing : $0.finished }
-    guard !mine.isEmpty else {
-        return "\(when) sent no notification for \"\(key)\". Call willChangeValue(forKey: \"\(key)\") before changing the state and didChangeValue(forKey: \"\(key)\") after: OperationQueue learns about the change only from them."
+    let seesWill = RecordingOperation.willIsObservable
+    guard mine.contains(where: { $0.phase == .did }) else {
+        return "\(when) sent no didChangeValue(forKey: \"\(key)\")\(mine.isEmpty ? "" : " (only \(mine.map(\.description).joined(separator: ", ")))"). Call willChangeValue(forKey: \"\(key)\") before changing the state and didChangeValue(forKey: \"\(key)\") after: OperationQueue learns about the change only from them."
     }
-    guard mine.map(\.phase) == [.will, .did] else {
-        return "\(when) sent \(mine.map { "\($0.phase)(\(key))" }.joined(separator: ", ")) for \"\(key)\"; expected one will followed by one did."
+    let expected: [Notification.Phase] = seesWill ? [.will, .did] : [.did]
+    guard mine.map(\.phase) == expected else {
+        return "\(when) sent \(mine.map { "\($0.phase)(\(key))" }.joined(separator: ", ")) for \"\(key)\"; expected \(seesWill ? "one will followed by one did" : "one did (this platform cannot see will)"). A second pair means the transition ran twice."
     }
-    if value(mine[0]) != before {
+    if seesWill, value(mine[0]) != before {
         return "\(when): at willChangeValue(forKey: \"\(key)\") \(key) was already \(after). Send will before you change the state."
     }
-    if value(mine[1]) != after {
+    if value(mine[mine.count - 1]) != after {
         return "\(when): at didChangeValue(forKey: \"\(key)\") \(key) was still \(before). Send did after you change the state: observers (and OperationQueue on Linux) read \(key) then and ignore a did that comes early."
     }
     return nil

@@ -24,6 +24,8 @@ struct StressTests {
     struct Record {
         var mainRuns = [Int](repeating: 0, count: StressTests.count)
         var startedEarly: [Int] = []
+        /// For the first operation that started early: what its unfinished dependency showed then.
+        var firstEarly: (state: AsyncOperation.State, finishCalled: Bool)?
     }
 
     static func runRandomGraph() {
@@ -32,10 +34,12 @@ struct StressTests {
         var built: [RecordingOperation] = []
         for index in 0..<count {
             let operation = RecordingOperation { operation in
-                let early = operation.dependencies.contains { !$0.isFinished }
+                let lagging = operation.dependencies.first { !$0.isFinished } as? RecordingOperation
+                let seen = lagging.map { (state: $0.state, finishCalled: $0.finishCalls.current > 0) }
                 record.withLock {
                     $0.mainRuns[index] += 1
-                    if early { $0.startedEarly.append(index) }
+                    if lagging != nil { $0.startedEarly.append(index) }
+                    if $0.firstEarly == nil, let seen { $0.firstEarly = seen }
                 }
                 switch index % 4 {
                 case 0: operation.finishAndRecord()  // at once, on the queue's thread
@@ -82,6 +86,17 @@ struct StressTests {
         #expect(unfinished.isEmpty, "\(unfinished.count) of \(count) operations never finished (first: #\(unfinished.first ?? 0)).")
         #expect(missing.isEmpty, "\(missing.count) operations that were never cancelled did not run main() exactly once (first: #\(missing.first ?? 0), ran \(missing.first.map { seen.mainRuns[$0] } ?? 0) times).")
         #expect(repeated.isEmpty, "main() ran more than once for \(repeated.count) operations: start() must run the work once, even when start() and cancel() race.")
-        #expect(seen.startedEarly.isEmpty, "\(seen.startedEarly.count) operations started before one of their dependencies had finished (first: #\(seen.startedEarly.first ?? 0)): isReady must respect dependencies (super.isReady).")
+        #expect(seen.startedEarly.isEmpty, Comment(rawValue: startedEarlyMessage(seen)))
+    }
+
+    /// What the check saw when an operation's main() ran while a dependency was not finished, and
+    /// the causes that fit it: a message names a cause only when the check observed it.
+    static func startedEarlyMessage(_ seen: Record) -> String {
+        let head = "\(seen.startedEarly.count) operations started while one of their dependencies was not finished (first: #\(seen.startedEarly.first ?? 0))"
+        guard let dependency = seen.firstEarly else { return head + "." }
+        if dependency.finishCalled {
+            return head + ". finish() had already been called on that dependency, yet when its dependent began it read isFinished false, in state .\(dependency.state.rawValue). Likely causes: its state went back after finish() (start() sets .executing after calling main(), overwriting a .finished that main() reached at once), or finish() announced isFinished before the state changed. Most often the first: start() sets .executing after calling main(), overwriting a .finished that main() reached at once. enter .executing before main(), and never leave .finished."
+        }
+        return head + ". That dependency's finish() had not been called yet (state .\(dependency.state.rawValue)). Likely causes: isReady ignores the dependencies (combine super.isReady with your state), or the dependency announced isFinished before it was finished."
     }
 }

@@ -63,19 +63,34 @@ final class NotifyProbe<Value: Sendable>: @unchecked Sendable {
     func wasCalled(within seconds: Double) -> Bool { recorder.wasCalled(within: seconds) }
 }
 
-/// A gate a job waits at, with a bound so that no job blocks forever.
+/// A gate a job waits at until the check opens it. A job a check holds stays held until the check
+/// lets it go, however long the machine takes to get there: a gate that opened by itself after a
+/// few seconds let a "blocked" job finish on a loaded machine before the check looked (issue 36).
+/// Every check opens its gates on every path (`defer`), and an isolated check's process ends
+/// with it, so no job is held for ever.
 final class Gate: @unchecked Sendable {
+    private let opened = Locked(false)
     private let semaphore = DispatchSemaphore(value: 0)
-    func open() { semaphore.signal() }
-    /// Waits at most `seconds` for `open()`.
-    func pass(seconds: Double = 5) { _ = semaphore.wait(timeout: .now() + seconds) }
+    func open() {
+        let first = opened.withLock { wasOpen -> Bool in
+            defer { wasOpen = true }
+            return !wasOpen
+        }
+        if first { semaphore.signal() }
+    }
+    var isOpen: Bool { opened.current }
+    /// Waits until `open()`.
+    func pass() {
+        semaphore.wait()
+        semaphore.signal()  // open for every later pass too
+    }
 }
 
-/// Polls `token` until it is cancelled, at most `seconds`; true if it saw the cancel.
-func waitForCancel(_ token: CancellationToken, seconds: Double = 5) -> Bool {
-    let end = DispatchTime.now() + seconds
+/// Polls `token` until it is cancelled, or until the check gives up and opens `giveUp`; true if
+/// it saw the cancel.
+func waitForCancel(_ token: CancellationToken, unless giveUp: Gate) -> Bool {
     while !token.isCancelled {
-        if DispatchTime.now() >= end { return false }
+        if giveUp.isOpen { return token.isCancelled }
         usleep(200)
     }
     return true

@@ -19,7 +19,7 @@ struct BatchStressTests {
     @Test("40 batches with random cancels from other threads: each body runs at most once, every outcome matches what happened, and every completion registered from 4 threads at once runs once")
     func outcomesMatchUnderRandomCancels() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
-            IsolatedCheck.begin(seconds: 10, in: "40 batches with random cancels")
+            IsolatedCheck.begin(seconds: 30, in: "40 batches with random cancels")
             BatchStressTests.run()
             IsolatedCheck.finish()
         }
@@ -75,19 +75,24 @@ struct BatchStressTests {
         // thread that calls notify, and a completion lost there never runs.
         let extra = (0..<notifiers).map { _ in (0..<batches * notifiesPerBatch).map { _ in NotifyProbe<Int>() } }
         let together = StartBarrier(parties: notifiers)
+        let registered = Locked(0)
         let registering = (0..<notifiers).map { thread in
             ThreadGang.spawn {
                 for b in 0..<batches {
-                    guard together.arrive(seconds: Deadline.promptSeconds) else { return }
-                    for k in 0..<notifiesPerBatch { extra[thread][b * notifiesPerBatch + k].register(on: batchesToCancel[b]) }
+                    // The round waits for every thread, however late a busy machine lets one come.
+                    guard together.arrive(seconds: 60) else { return }
+                    for k in 0..<notifiesPerBatch {
+                        extra[thread][b * notifiesPerBatch + k].register(on: batchesToCancel[b])
+                        registered.withLock { $0 += 1 }
+                    }
                 }
             }
         }
-        for registrar in registering {
-            guard Deadline.wait(for: registrar, seconds: Deadline.promptSeconds, in: "the threads calling notify",
-                                waitingFor: "\(batches * notifiesPerBatch) notify(queue:_:) calls returning",
-                                hint: "notify only registers the completion; it must return at once.") else { return }
-        }
+        guard Deadline.waitUntil(quiet: Deadline.promptSeconds, in: "the threads calling notify",
+                                 waitingFor: "\(notifiers * batches * notifiesPerBatch) notify(queue:_:) calls returning",
+                                 hint: "notify only registers the completion; it must return at once.",
+                                 progress: { registered.current }, { registering.allSatisfy { $0.wait(timeout: .now()) == .success } })
+        else { return }
         let cancellers = (0..<2).map { _ in
             ThreadGang.spawn {
                 for _ in 0..<150 {
@@ -134,25 +139,31 @@ struct BatchStressTests {
         }
         guard Deadline.wait(for: starting, seconds: Deadline.promptSeconds, in: "starting 40 batches", waitingFor: "40 start() calls returning",
                             hint: "start() only submits the jobs; it must not wait for them.") else { return }
-        // One deadline for everything: a correct batch ends all 40 within a second or so.
-        let end = DispatchTime.now() + Deadline.defaultSeconds
-        func secondsLeft() -> Double { max(0.01, Double(Int64(end.uptimeNanoseconds) - Int64(DispatchTime.now().uptimeNanoseconds)) / 1e9) }
-        for canceller in cancellers {
-            guard Deadline.wait(for: canceller, seconds: secondsLeft(), in: "the cancelling threads", waitingFor: "300 cancel(_:) and cancelAll() calls returning") else { return }
+        // Every wait below goes on while the batches move (a body runs, a cancel returns, a
+        // completion runs) and gives up after `quiet` seconds of nothing: on a loaded machine a
+        // correct batch may take far longer than the second or so it takes here idle.
+        let quiet = Deadline.promptSeconds
+        let late = { latecomers.flatMap(\.current) }
+        let progress = {
+            logs.current.joined().reduce(0) { $0 + $1.runs } + probes.filter(\.wasCalled).count
+                + extra.joined().filter(\.wasCalled).count + cancelled.current.reduce(0) { $0 + $1.count }
         }
-        for (b, probe) in probes.enumerated() {
-            guard probe.waitForCall(seconds: secondsLeft(), in: "batch \(b) of 40") else { return }
-        }
+        func done(_ group: DispatchGroup) -> Bool { group.wait(timeout: .now()) == .success }
+        guard Deadline.waitUntil(quiet: quiet, in: "the cancelling threads", waitingFor: "300 cancel(_:) and cancelAll() calls returning",
+                                 progress: progress, { cancellers.allSatisfy(done) }) else { return }
+        guard Deadline.waitUntil(quiet: quiet, in: "40 batches", waitingFor: "every batch's notify completion",
+                                 hint: NotifyProbe<Int>.hint,
+                                 progress: progress, { probes.allSatisfy(\.wasCalled) }) else { return }
         allEnded.withLock { $0 = true }
-        for registrar in registeringLate {
-            guard Deadline.wait(for: registrar, seconds: secondsLeft(), in: "the threads calling notify while batches end", waitingFor: "their notify(queue:_:) calls returning") else { return }
-        }
-        let late = latecomers.flatMap(\.current)
+        guard Deadline.waitUntil(quiet: quiet, in: "the threads calling notify while batches end", waitingFor: "their notify(queue:_:) calls returning",
+                                 progress: { progress() + late().count }, { registeringLate.allSatisfy(done) }) else { return }
+        let lateOnes = late()
         // Every extra completion was registered: a correct batch calls each of them soon.
-        let extraCalled = Deadline.waitUntil(seconds: secondsLeft(), in: "40 batches with completions registered from 4 threads",
+        let extraCalled = Deadline.waitUntil(quiet: quiet, in: "40 batches with completions registered from 4 threads",
                                              waitingFor: "every completion registered with notify running",
-                                             hint: "A completion registered while another thread registers one too, or while the batch ends, must not be lost: protect the list of waiting completions with the lock.") {
-            extra.allSatisfy { $0.allSatisfy(\.wasCalled) } && late.allSatisfy { !$0.calls.current.isEmpty }
+                                             hint: "A completion registered while another thread registers one too, or while the batch ends, must not be lost: protect the list of waiting completions with the lock.",
+                                             progress: { progress() + lateOnes.filter { !$0.calls.current.isEmpty }.count }) {
+            extra.allSatisfy { $0.allSatisfy(\.wasCalled) } && lateOnes.allSatisfy { !$0.calls.current.isEmpty }
         }
         usleep(100_000)  // a second notify would arrive by now
 
@@ -179,7 +190,7 @@ struct BatchStressTests {
             }
         }
         if extraCalled {
-            for latecomer in late {
+            for latecomer in lateOnes {
                 let calls = latecomer.calls.current
                 if calls.count != 1 || calls.first.map(describe) != probes[latecomer.batch].calls.first.map(describe) {
                     problems.append("batch \(latecomer.batch): a completion registered while it was ending ran \(calls.count) times\(calls.count == 1 ? " with other outcomes" : "")")
@@ -196,8 +207,8 @@ struct BatchStressTests {
         } else {
             let lost = extra.joined().filter { !$0.wasCalled }.count
             if lost > 0 { problems.append("\(lost) of \(notifiers * batches * notifiesPerBatch) completions registered from 4 threads at once never ran") }
-            let lostLate = late.filter { $0.calls.current.isEmpty }.count
-            if lostLate > 0 { problems.append("\(lostLate) of \(late.count) completions registered while batches were ending never ran") }
+            let lostLate = lateOnes.filter { $0.calls.current.isEmpty }.count
+            if lostLate > 0 { problems.append("\(lostLate) of \(lateOnes.count) completions registered while batches were ending never ran") }
         }
         #expect(problems.isEmpty, "\(problems.count) problems in 40 batches; first: \(problems.first ?? ""). An outcome is decided by the job itself (whether its body ran, and what it returned), and every completion registered with notify runs exactly once, whichever thread registered it.")
     }

@@ -70,8 +70,9 @@ struct BatchTests {
         batch.add(liveness.tie("job 0") { token in
             started.withLock { $0 = true }
             running.signal()
-            sawCancel.withLock { $0 = waitForCancel(token, seconds: 3) }
-            mayReturn.pass(seconds: 3)
+            let saw = waitForCancel(token, unless: mayReturn)
+            sawCancel.withLock { $0 = saw }
+            mayReturn.pass()
             returned.withLock { $0 = true }
             return nil
         })
@@ -82,9 +83,12 @@ struct BatchTests {
         guard Deadline.wait(for: running, in: "a started batch", waitingFor: "the job running", hint: submitHint,
                             unless: { jobCannotRun("job 0", liveness) { started.current } ?? batchEndedBeforeJob("job 0", probe) })
         else { return }
+        defer { mayReturn.open() }
         guard Await.blockingCall("cancel(0)", in: "a running job", { batch.cancel(0) }) else { return }
-        Deadline.waitUntil(seconds: Deadline.promptSeconds, in: "a running job", waitingFor: "the job seeing its token cancelled",
-                           hint: "cancel(_:) must set the job's cancellation flag; the token the job received reads it.") { sawCancel.current }
+        // The job polls its token until it sees the cancel; it holds on until this check lets it go.
+        guard Deadline.waitUntil(seconds: Deadline.promptSeconds, in: "a running job", waitingFor: "the job seeing its token cancelled",
+                                 hint: "cancel(_:) must set the job's cancellation flag; the token the job received reads it.", { sawCancel.current })
+        else { return }
         // The body has seen the cancel but has not returned: the batch must not be over.
         #expect(!probe.wasCalled(within: 0.2), "notify fired while a cancelled job's body was still running: the batch ends only when every body has returned. Do not leave() the group for a job that has started: Dispatch leaves it when the item returns.")
         let whileRunning = Locked(DispatchTimeoutResult.success)
@@ -173,7 +177,7 @@ struct BatchTests {
                                             hint: "wait(timeout:) must give up at its deadline.") { batch.wait(timeout: .now() + 0.1) }
         #expect(whileBlocked == .timedOut, "wait(timeout:) should return .timedOut while a job is still running.")
         release.open()
-        let afterwards = await Await.call("wait(timeout: .now() + 3)", seconds: 4, in: place) { batch.wait(timeout: .now() + 3) }
+        let afterwards = await Await.call("wait(timeout: .now() + 5)", seconds: 6, in: place) { batch.wait(timeout: .now() + 5) }
         #expect(afterwards == .success, "wait(timeout:) should return .success once the job returned.")
     }
 }

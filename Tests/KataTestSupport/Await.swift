@@ -94,24 +94,30 @@ extension Await {
 
 extension Await {
     /// Runs `body(index)` on `count` dedicated threads released together from a start barrier,
-    /// and waits at most `seconds` for all of them to return, without blocking a thread.
+    /// and waits for all of them to return, without blocking a thread, until nothing has moved
+    /// for `seconds` (see `ProgressDeadline`).
     @discardableResult
     public static func gang(
         _ count: Int, seconds: Double = Deadline.promptSeconds, in place: String, waitingFor what: String,
         sourceLocation: SourceLocation = #_sourceLocation, _ body: @escaping @Sendable (_ index: Int) -> Void
     ) async -> Bool {
         let start = StartBarrier(parties: count)
+        let arrived = Locked(0)
         let returned = Locked(0)
+        let patience = ProgressDeadline.defaultLimit(for: seconds)
         for index in 0..<count {
             let thread = Thread {
-                start.arrive(seconds: seconds)
+                arrived.withLock { $0 += 1 }
+                start.arrive(seconds: patience)
                 body(index)
                 returned.withLock { $0 += 1 }
             }
             thread.stackSize = 1 << 20
             thread.start()
         }
-        return await until(seconds: seconds, in: place, waitingFor: what, sourceLocation: sourceLocation) { returned.current == count }
+        // Waits on while threads arrive or return (see ProgressDeadline).
+        return await until(quiet: seconds, in: place, waitingFor: what, sourceLocation: sourceLocation,
+                           progress: { arrived.current + returned.current }) { returned.current == count }
     }
 }
 

@@ -34,6 +34,12 @@ public enum IsolatedCheck {
         Watchdog.start(seconds: seconds, in: place)
     }
 
+    /// The same for a body whose work moves `progress()`: the watchdog ends the child only after
+    /// `quiet` seconds without a change, or after `limit` in all.
+    public static func begin(quiet: Double, limit: Double, in place: String, progress: @escaping @Sendable () -> Int) {
+        Watchdog.start(quiet: quiet, limit: limit, in: place, progress: progress)
+    }
+
     /// The last line of an isolated body: the proof that it ran to its end.
     public static func finish() -> Never {
         _exit(finishedCode)
@@ -93,6 +99,20 @@ public enum Watchdog {
     public static let exitCode: CInt = 86
     /// Far above what any isolated check needs on a correct solution, even on a loaded machine.
     public static let defaultSeconds: Double = 10
+
+    /// A watchdog that ends the child when `progress()` has not changed for `quiet` seconds, or
+    /// after `limit` in all: for an isolated check whose work is long but measurable (scenarios
+    /// replayed, rounds done), so that a loaded machine that makes it slow is not taken for a
+    /// deadlock (see `ProgressDeadline`).
+    public static func start(quiet: Double, limit: Double, in place: String, progress: @escaping @Sendable () -> Int) {
+        let thread = Thread {
+            var deadline = ProgressDeadline(seconds: quiet, limit: limit, progress: progress())
+            while !deadline.expired(progress: progress()) { usleep(10_000) }
+            FileHandle.standardError.write(Data((deadline.report(in: place, waitingFor: "the isolated check finishing") + "\n").utf8))
+            _exit(exitCode)
+        }
+        thread.start()
+    }
 
     public static func start(seconds: Double = defaultSeconds, in place: String) {
         let message = DeadlockReport.message(in: place, waitingFor: "the isolated check finishing", seconds: seconds) + "\n"

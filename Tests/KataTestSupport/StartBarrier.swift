@@ -70,6 +70,14 @@ public final class StartBarrier: @unchecked Sendable {
         }
     }
 
+    /// How many rounds have completed: progress a check's deadline can watch
+    /// (`ThreadGang.run(progress:)`), so that slow rounds on a loaded machine are not a deadlock.
+    public var rounds: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return generation
+    }
+
     /// True once a round has timed out.
     public var isBroken: Bool {
         condition.lock()

@@ -7,34 +7,37 @@ import Testing
 /// iterations one after another, and a blocking wait there can starve unrelated work.
 public enum ThreadGang {
     /// Starts `count` threads, releases them together, and runs `body(index)` on each
-    /// (`index` in `0..<count`). Waits at most `seconds` for all of them to return; on a miss
-    /// records "deadlock suspected in <place>" and returns false. Threads still stuck in the
-    /// code under test are left behind: they cannot be stopped, but the check goes on.
+    /// (`index` in `0..<count`). Waits for all of them to return while something moves: a thread
+    /// arriving at the barrier, a thread returning, or the caller's own `progress()` (work done
+    /// inside the bodies). After `seconds` without any of these (or `limit` in all), records
+    /// "deadlock suspected in <place>" and returns false. Threads still stuck in the code under
+    /// test are left behind: they cannot be stopped, but the check goes on.
     @discardableResult
     public static func run(
-        _ count: Int, seconds: Double = Deadline.defaultSeconds, in place: String,
-        sourceLocation: SourceLocation = #_sourceLocation,
+        _ count: Int, seconds: Double = Deadline.defaultSeconds, limit: Double? = nil, in place: String,
+        sourceLocation: SourceLocation = #_sourceLocation, progress: @escaping () -> Int = { 0 },
         _ body: @escaping @Sendable (_ index: Int) -> Void
     ) -> Bool {
         let start = StartBarrier(parties: count)
-        let done = DispatchGroup()
+        let arrived = Locked(0)
         let finished = Locked(0)
+        // The barrier waits as long as the gang does: a party late because the machine is busy is
+        // not a reason to break the round.
+        let patience = ProgressDeadline.defaultLimit(for: seconds)
         for index in 0..<count {
-            done.enter()
             let thread = Thread {
-                start.arrive(seconds: seconds)
+                arrived.withLock { $0 += 1 }
+                start.arrive(seconds: patience)
                 body(index)
                 finished.withLock { $0 += 1 }
-                done.leave()
             }
             thread.stackSize = 1 << 20
             thread.start()
         }
-        if done.wait(timeout: .now() + seconds) == .success { return true }
-        DeadlockReport.record(
-            in: place, waitingFor: "\(count - finished.current) of \(count) threads returning", seconds: seconds,
-            sourceLocation: sourceLocation)
-        return false
+        return Deadline.waitUntil(
+            quiet: seconds, limit: limit, in: place, waitingFor: "\(count) of \(count) threads returning",
+            sourceLocation: sourceLocation, progress: { arrived.current + finished.current + progress() }
+        ) { finished.current == count }
     }
 
     /// Starts one dedicated thread running `body`; the returned group is left when it returns.

@@ -104,7 +104,8 @@ struct Verdict {
     let problems: [String]
 
     /// `model` (the run with the suite's own locks) is needed only to bound `urgent`'s latency.
-    init(_ trace: Trace, urgent: TaskID?, model: Trace?) {
+    /// `expectedFailure`: how the run must end when the scenario deadlocks (the model's ending).
+    init(_ trace: Trace, urgent: TaskID?, model: Trace?, expectedFailure: String? = nil) {
         var problems: [String] = []
         let scenario = trace.scenario
         var failureTick = Int.max
@@ -138,7 +139,10 @@ struct Verdict {
                 break
             }
         }
-        if let failure = trace.failure { problems.append(failure) }
+        if let failure = trace.failure, failure != expectedFailure { problems.append(failure) }
+        if let expectedFailure, trace.failure == nil {
+            problems.append("The run ended with every task finished, but this scenario deadlocks: \(expectedFailure)")
+        }
         if let urgent, let done = model?.finished[urgent] {
             let actual = trace.finished[urgent]
             if actual == nil || actual! > done {

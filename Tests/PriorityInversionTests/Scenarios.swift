@@ -61,6 +61,17 @@ struct Replay: Sendable {
         TaskSpec("Mid", priority: 3, arrives: 1, [.lock("B"), .compute(1), .lock("A"), .compute(1), .unlock("A"), .unlock("B"), .compute(1)]),
         TaskSpec("High", priority: 9, arrives: 3, [.lock("B"), .compute(1), .unlock("B")]),
     ]), urgent: "High")
+
+    /// Two tasks take A and B in opposite orders: Low holds A, High takes B and waits for A (Low
+    /// runs at 8), then Low waits for B. A cycle of waiting tasks, a deadlock: nobody can go on,
+    /// and the run must end saying so. Busy keeps the CPU meanwhile, and the scheduler asks every
+    /// task's priority at every tick: a walk down the chain of owners that does not stop where it
+    /// comes back never returns.
+    static let deadlock = Replay(scenario: Scenario("Two locks taken in opposite orders", tasks: [
+        TaskSpec("Low", priority: 2, arrives: 0, [.lock("A"), .compute(2), .lock("B"), .compute(1), .unlock("B"), .unlock("A")]),
+        TaskSpec("High", priority: 8, arrives: 1, [.lock("B"), .compute(1), .lock("A"), .compute(1), .unlock("A"), .unlock("B")]),
+        TaskSpec("Busy", priority: 5, arrives: 2, [.compute(4)]),
+    ]), urgent: nil)
 }
 
 /// Random scenarios, the same ones every run: 3 to 5 tasks of distinct priorities, locks A, B, C

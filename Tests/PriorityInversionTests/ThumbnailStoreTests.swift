@@ -114,7 +114,9 @@ struct ThumbnailStoreTests {
             #expect(value == .expected(id), "thumbnail(for: \(id)) returned a thumbnail other than the one render(\(id)) made.")
         }
         gate.open()
-        let cached = Deadline.waitUntil(seconds: patience, in: prefetchPlace, waitingFor: "the prefetch of 2 and 3 finishing once the render of 1 was let go") {
+        // Waits on while thumbnails arrive in the cache (see ProgressDeadline).
+        let cached = Deadline.waitUntil(quiet: patience, in: prefetchPlace, waitingFor: "the prefetch of 2 and 3 finishing once the render of 1 was let go",
+                                        progress: { [1, 2, 3].filter { store.cachedThumbnail(for: $0) != nil }.count }) {
             store.cachedThumbnail(for: 2) != nil && store.cachedThumbnail(for: 3) != nil
         }
         if cached {
@@ -165,7 +167,9 @@ struct ThumbnailStoreTests {
             return
         }
         gate.open()
-        guard Deadline.waitUntil(seconds: patience, in: utilityPlace, waitingFor: "thumbnails 11, 12 and 13 being cached by the prefetch", { ids.allSatisfy { store.cachedThumbnail(for: $0) != nil } }) else { return }
+        guard Deadline.waitUntil(quiet: patience, in: utilityPlace, waitingFor: "thumbnails 11, 12 and 13 being cached by the prefetch",
+                                 progress: { ids.filter { store.cachedThumbnail(for: $0) != nil }.count },
+                                 { ids.allSatisfy { store.cachedThumbnail(for: $0) != nil } }) else { return }
         let renders = log.calls.filter { ids.contains($0.id) }
         if let onCaller = renders.first(where: { $0.thread == caller.thread }) {
             Issue.record(Comment(rawValue: "prefetch rendered \(onCaller.id) on its caller's thread: prefetching belongs in the background, on a queue of its own."))
@@ -255,7 +259,8 @@ struct ThumbnailStoreTests {
             last = (store, renders)
         }
         guard let (store, renders) = last else { return }
-        guard Deadline.waitUntil(seconds: 5, in: stressPlace, waitingFor: "every prefetched thumbnail being cached", {
+        guard Deadline.waitUntil(quiet: 5, in: stressPlace, waitingFor: "every prefetched thumbnail being cached",
+                                 progress: { (0..<stressIDs).filter { store.cachedThumbnail(for: $0) != nil }.count }, {
             (0..<stressIDs).allSatisfy { store.cachedThumbnail(for: $0) != nil }
         }) else { return }
         let before = renders.count

@@ -15,7 +15,9 @@ struct PerformTests {
     @Test("start() returns with the loop running: a block performed at once runs on the loop's own thread (20 new threads)")
     func startThenPerform() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
-            IsolatedCheck.begin(seconds: 5, in: "start() then perform(_:)")
+            // 20 threads started one after another: on a loaded machine that takes seconds, so the
+            // watchdog waits on while rounds keep completing.
+            IsolatedCheck.begin(quiet: 3, limit: 30, in: "start() then perform(_:)", progress: { PerformTests.roundsDone.current })
             PerformTests.startThenPerformAtOnce()
             IsolatedCheck.finish()
         }
@@ -24,6 +26,9 @@ struct PerformTests {
 
     /// A start() that returns before the thread has its run loop loses the block performed right
     /// after it, or runs it elsewhere: 20 new threads make that window show.
+    /// Rounds of `startThenPerformAtOnce` done: what its watchdog watches.
+    static let roundsDone = Locked(0)
+
     static func startThenPerformAtOnce() {
         // The handles keep each Thread object alive, so that no two have the same identity.
         var handles: [ThreadHandle] = []
@@ -35,15 +40,42 @@ struct PerformTests {
             }
             let new = !handles.contains { $0.id == thread.id }
             handles.append(thread)
+            roundsDone.withLock { $0 += 1 }
             #expect(new, "Two RunLoopThreads ran their blocks on the same thread: each start() creates a thread of its own.")
             // Not stopped (stop() has checks of its own): the child process ends with the check.
         }
     }
 
+    @Test("start() called again does nothing more: blocks still run on the first thread, and stop() ends it")
+    func startTwiceKeepsOneThread() async {
+        let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
+            IsolatedCheck.begin(in: "start() called twice")
+            PerformTests.startTwice()
+            IsolatedCheck.finish()
+        }
+        IsolatedCheck.explain(ending, in: "start() called twice", crashHint: PerformTests.crashHint)
+    }
+
+    /// A start() that does not look at its state starts a second thread and points the object at
+    /// it: blocks then run on the new thread, and the first one lives on, never stopped.
+    static func startTwice() {
+        guard let loop = LoopLab.started(), let first = LoopLab.probe(loop) else { return }
+        guard LoopLab.returns("a second start()", in: "start() called on a running thread",
+                              hint: "start() on a started RunLoopThread does nothing more and returns.", { loop.start() })
+        else { return }
+        guard let after = LoopLab.probe(loop) else { return }
+        guard after.id == first.id else {
+            Issue.record("After a second start(), a block ran on another thread than the one before: the second call started a new thread, and the first one lives on with nobody to stop it. start() on a started RunLoopThread does nothing more: look at the state, under the lock, before creating a thread.")
+            return
+        }
+        guard LoopLab.stop(loop, thread: first, in: "stop() after start() was called twice") != nil else { return }
+        _ = LoopLab.waitForEnd(of: first, missing: "stop() returned after start() had been called twice, and the loop's first thread was still alive \(LoopLab.prompt) s later: the second start() made a thread that stop() ended instead, or none at all. start() on a started RunLoopThread does nothing more.")
+    }
+
     @Test("perform(_:) from 4 threads at once: every block runs once, on the loop's thread, each thread's blocks in the order submitted")
     func blocksRunInOrder() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
-            IsolatedCheck.begin(seconds: 5, in: "perform(_:) from 4 threads")
+            IsolatedCheck.begin(in: "perform(_:) from 4 threads")
             PerformTests.fromFourThreads()
             IsolatedCheck.finish()
         }
@@ -63,9 +95,9 @@ struct PerformTests {
             }
         }) else { return }
         #expect(accepted.current == 4 * perThread, "perform(_:) refused \(4 * perThread - accepted.current) of \(4 * perThread) blocks on a running thread: it must accept every block until stop().")
-        guard LoopLab.wait(seconds: 2, missing: "Of \(accepted.current) blocks accepted from 4 threads, \(runs.current.count) ran within 2 s: blocks were lost. Keep them in the run loop's queue (or your own, under a lock) and wake the loop.",
+        guard LoopLab.wait(seconds: 2, missing: "Of \(accepted.current) blocks accepted from 4 threads, \(runs.current.count) ran, and then none for 2 s: blocks were lost. Keep them in the run loop's queue (or your own, under a lock) and wake the loop.",
                            unless: { thread.hasEnded ? "The loop's thread ended while blocks were waiting for it (\(runs.current.count) of \(accepted.current) ran), and nobody had called stop(). Does the run loop have an input source or a timer to wait for?" : nil },
-                           { runs.current.count >= accepted.current })
+                           progress: { runs.current.count }, { runs.current.count >= accepted.current })
         else { return }
         // A block performed from a block runs after it, and does not deadlock.
         let nested = Locked([String]())
@@ -94,10 +126,10 @@ struct PerformTests {
         }
     }
 
-    @Test("A block performed on an idle, sleeping loop runs within 0.5 s: perform(_:) wakes the loop")
+    @Test("A block performed on an idle, sleeping loop runs within 1 s: perform(_:) wakes the loop")
     func performWakesLoop() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
-            IsolatedCheck.begin(seconds: 5, in: "perform(_:) on a sleeping loop")
+            IsolatedCheck.begin(in: "perform(_:) on a sleeping loop")
             PerformTests.wakesSleepingLoop()
             IsolatedCheck.finish()
         }
@@ -116,7 +148,7 @@ struct PerformTests {
                 Issue.record("perform(_:) returned false on a running thread (round \(round)).")
                 return
             }
-            guard LoopLab.wait(seconds: 0.5, missing: "A block performed on a loop that had nothing to do for 150 ms did not run within 0.5 s (round \(round) of 3). Queueing a block on a run loop (RunLoop.perform, CFRunLoopPerformBlock, CFRunLoopSourceSignal) does not wake it from its sleep: call CFRunLoopWakeUp on its CFRunLoop after queueing.",
+            guard LoopLab.wait(seconds: 1, missing: "A block performed on a loop that had nothing to do for 150 ms did not run within 1 s (round \(round) of 3). Queueing a block on a run loop (RunLoop.perform, CFRunLoopPerformBlock, CFRunLoopSourceSignal) does not wake it from its sleep: call CFRunLoopWakeUp on its CFRunLoop after queueing.",
                                unless: { thread.hasEnded ? "The loop's thread ended by itself, without stop(): \(idleHint)" : nil },
                                { ranAt.current != nil })
             else { return }
@@ -128,7 +160,7 @@ struct PerformTests {
     @Test("With next to nothing to do for 450 ms, the loop's thread stays alive and asleep (no busy loop)")
     func idleLoopSleeps() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
-            IsolatedCheck.begin(seconds: 5, in: "an idle loop")
+            IsolatedCheck.begin(in: "an idle loop")
             PerformTests.idleThreadSleeps()
             IsolatedCheck.finish()
         }

@@ -15,7 +15,7 @@ struct StopTests {
     @Test("stop() returns once the thread has ended, after the blocks it had accepted; again and from 4 threads it returns at once")
     func stopEndsThread() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
-            IsolatedCheck.begin(seconds: 5, in: "stop() from another thread")
+            IsolatedCheck.begin(in: "stop() from another thread")
             StopTests.fromAnotherThread()
             IsolatedCheck.finish()
         }
@@ -60,15 +60,15 @@ struct StopTests {
             return
         }
         #expect(quick.current == accepted, "stop() returned, and only \(quick.current) of the \(accepted) blocks accepted before it had run: accepted blocks run before the loop ends, never lost. CFRunLoopStop ends the current pass right after the block that is running, and blocks queued behind it are never run: queue the end of the loop behind them, as one more block.")
-        guard LoopLab.waitForEnd(of: thread, seconds: 0.5, missing: "stop() returned, and the loop's thread was still alive 0.5 s later: stop() returns only once the thread's body has ended (wait for it: a semaphore or condition signalled as the body ends).")
+        guard LoopLab.waitForEnd(of: thread, missing: "stop() returned, and the loop's thread was still alive \(LoopLab.prompt) s later: stop() returns only once the thread's body has ended (wait for it: a semaphore or condition signalled as the body ends).")
         else { return }
-        guard LoopLab.returns("a second stop()", seconds: 0.5, in: "stop() called again", hint: "stop() on a stopped thread does nothing more.", { loop.stop() })
+        guard LoopLab.returns("a second stop()", in: "stop() called again", hint: "stop() on a stopped thread does nothing more.", { loop.stop() })
         else { return }
-        ThreadGang.run(4, seconds: 1, in: "stop() from 4 threads at once on a stopped thread") { _ in loop.stop() }
+        ThreadGang.run(4, seconds: LoopLab.prompt, in: "stop() from 4 threads at once on a stopped thread") { _ in loop.stop() }
         // And 4 threads stopping a running one together: every call returns once it has ended.
         guard let second = LoopLab.started(), let secondThread = LoopLab.probe(second) else { return }
         let ended = Locked(0)
-        guard ThreadGang.run(4, seconds: 1.5, in: "stop() from 4 threads at once", { _ in
+        guard ThreadGang.run(4, seconds: LoopLab.prompt, in: "stop() from 4 threads at once", { _ in
             second.stop()
             if secondThread.hasEnded || Deadline.happens(within: 0.5, { secondThread.hasEnded }) { ended.withLock { $0 += 1 } }
         }) else { return }
@@ -78,7 +78,7 @@ struct StopTests {
     @Test("stop() called in a block or a timer on the loop's own thread returns at once, and the thread ends")
     func stopFromLoopThread() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
-            IsolatedCheck.begin(seconds: 5, in: "stop() on the loop's own thread")
+            IsolatedCheck.begin(in: "stop() on the loop's own thread")
             StopTests.fromTheLoopThread()
             IsolatedCheck.finish()
         }
@@ -112,7 +112,7 @@ struct StopTests {
             }
             let refused = !loop.perform({})
             #expect(refused, "perform(_:) accepted a block after stop() had been called on the loop's own thread and the thread had ended: it must return false.")
-            guard LoopLab.returns("stop() called again from another thread", seconds: 0.5, in: "stop() after stop() on the loop's thread", { loop.stop() })
+            guard LoopLab.returns("stop() called again from another thread", in: "stop() after stop() on the loop's thread", { loop.stop() })
             else { return }
         }
     }
@@ -120,7 +120,7 @@ struct StopTests {
     @Test("After stop(), perform and schedule return false and never run; blocks accepted while stop() runs all run; a stopped thread never starts again")
     func refusedAfterStop() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
-            IsolatedCheck.begin(seconds: 5, in: "work submitted around stop()")
+            IsolatedCheck.begin(in: "work submitted around stop()")
             StopTests.refusedNeverLost()
             IsolatedCheck.finish()
         }
@@ -137,7 +137,7 @@ struct StopTests {
         #expect(!performed, "perform(_:) returned true after stop() had returned: a stopped thread runs nothing more, so it must refuse the block (return false) instead of losing it silently.")
         #expect(!scheduled, "schedule(after:repeating:modes:_:) returned true after stop() had returned: it must return false.")
         guard !performed, !scheduled else { return }
-        guard LoopLab.returns("start() after stop()", seconds: 0.5, in: "start() on a stopped thread", hint: "A stopped RunLoopThread never starts again: start() does nothing.", { loop.start() }) else { return }
+        guard LoopLab.returns("start() after stop()", in: "start() on a stopped thread", hint: "A stopped RunLoopThread never starts again: start() does nothing.", { loop.start() }) else { return }
         let restartedAccepts = loop.perform({ ranAfterStop.withLock { $0 += 1 } })
         #expect(!restartedAccepts, "After stop() and then start(), perform(_:) accepted a block: a stopped thread never starts again.")
         Thread.sleep(forTimeInterval: 0.1)
@@ -145,8 +145,8 @@ struct StopTests {
 
         // stop() before start(): returns, and the thread never starts.
         let never = RunLoopThread()
-        guard LoopLab.returns("stop() before start()", seconds: 0.5, in: "stop() before start()", hint: "stop() on a thread that was never started has nothing to wait for.", { never.stop(); never.stop() }),
-              LoopLab.returns("start() after stop()", seconds: 0.5, in: "start() after stop() on a thread never started", { never.start() })
+        guard LoopLab.returns("stop() before start()", in: "stop() before start()", hint: "stop() on a thread that was never started has nothing to wait for.", { never.stop(); never.stop() }),
+              LoopLab.returns("start() after stop()", in: "start() after stop() on a thread never started", { never.start() })
         else { return }
         let neverAccepts = never.perform({})
         #expect(!neverAccepts, "perform(_:) accepted a block on a RunLoopThread stopped before it was started: a stopped thread never starts.")
@@ -160,7 +160,7 @@ struct StopTests {
         let go = StartBarrier(parties: 5)
         let submitters = (0..<4).map { _ in
             ThreadGang.spawn {
-                guard go.arrive(seconds: 1) else { return }
+                guard go.arrive(seconds: LoopLab.prompt) else { return }
                 var refused = false
                 for _ in 0..<200_000 {
                     let ok = busy.perform { ran.withLock { $0 += 1 } }
@@ -174,7 +174,7 @@ struct StopTests {
                 }
             }
         }
-        guard go.arrive(seconds: 1) else { return }
+        guard go.arrive(seconds: LoopLab.prompt) else { return }
         Thread.sleep(forTimeInterval: 0.02)
         guard LoopLab.stop(busy, thread: busyThread, in: "stop() while 4 threads perform blocks") != nil else { return }
         let ranWhenStopReturned = ran.current
@@ -192,7 +192,7 @@ struct StopTests {
     @Test("A started RunLoopThread released without stop() is freed, and its thread ends")
     func releasedOwnerEndsThread() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
-            IsolatedCheck.begin(seconds: 5, in: "releasing a RunLoopThread")
+            IsolatedCheck.begin(in: "releasing a RunLoopThread")
             StopTests.releasedIsFreed()
             IsolatedCheck.finish()
         }

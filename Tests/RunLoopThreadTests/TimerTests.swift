@@ -16,7 +16,7 @@ struct TimerTests {
     @Test("A one-shot and a repeating timer fire on the loop's thread, not before their time")
     func timerFiresOnLoopThread() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
-            IsolatedCheck.begin(seconds: 5, in: "timers on the loop's thread")
+            IsolatedCheck.begin(in: "timers on the loop's thread")
             TimerTests.firesOnLoopThread()
             IsolatedCheck.finish()
         }
@@ -54,7 +54,7 @@ struct TimerTests {
     @Test("A default-mode timer is silent while the loop runs another mode; a timer added for both modes fires there")
     func defaultModeTimerSilentInOtherMode() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
-            IsolatedCheck.begin(seconds: 5, in: "timers and a nested run in another mode")
+            IsolatedCheck.begin(in: "timers and a nested run in another mode")
             TimerTests.modes(common: false)
             IsolatedCheck.finish()
         }
@@ -64,7 +64,7 @@ struct TimerTests {
     @Test("A .common timer fires in a mode added to the run loop's common modes; a default-mode one does not")
     func commonModesTimerFiresWhileTracking() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
-            IsolatedCheck.begin(seconds: 5, in: "a .common timer and a nested run in a common mode")
+            IsolatedCheck.begin(in: "a .common timer and a nested run in a common mode")
             TimerTests.modes(common: true)
             IsolatedCheck.finish()
         }

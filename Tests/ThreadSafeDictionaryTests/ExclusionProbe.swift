@@ -53,8 +53,10 @@ enum ProbeFinding: Equatable, Sendable {
     /// It returned at once, and its write came in order after the held body (an asynchronous
     /// barrier write): right.
     case deferredWrite
-    /// It returned (or its body ran) while the held body was still inside.
+    /// Its body ran while the held body was still inside.
     case gotIn
+    /// It returned, without running its body (or it has none), while the held body was still inside.
+    case returnedWhileHeld
     /// `subscript set` returned at once, and its value was visible before the held body left.
     case writeVisibleTooEarly
     /// `subscript set` returned at once, and a read issued after it on the same thread did not see it.
@@ -67,6 +69,9 @@ enum ProbeFinding: Equatable, Sendable {
     case operationStuck
 
     var isRight: Bool { self == .waited || self == .deferredWrite }
+
+    /// It did not keep out: its body ran, or it returned, while the held body was inside.
+    var gotPast: Bool { self == .gotIn || self == .returnedWhileHeld }
 }
 
 /// Holds one side inside the dictionary, calls one operation from another thread, and reports
@@ -77,8 +82,6 @@ enum ExclusionProbe {
     static let grace = 0.1
     /// The same, when only listing the other operations that fail.
     static let listingGrace = 0.1
-    /// How long a held body stays parked at most if nobody releases it.
-    static let holdLimit = 5.0
     /// How long the operation and the held body may take to return after the release.
     static let settleSeconds = Deadline.promptSeconds
     /// The same, for the probes that only list other failing operations or find whom to blame:
@@ -91,6 +94,8 @@ enum ExclusionProbe {
         var visibleInsideHolder = false
         var readBack: Int?
         var readBackBeforeRelease = false
+        /// The operation's body ran (withValue, value(forKey:orInsert:), mutate, read).
+        var bodyRan = false
         func with<R>(_ body: (Log) -> R) -> R { lock.lock(); defer { lock.unlock() }; return body(self) }
     }
 
@@ -137,19 +142,26 @@ enum ExclusionProbe {
             case .writerInMutate:
                 dictionary.mutate { entries in
                     held.signal()
-                    _ = release.wait(timeout: .now() + holdLimit)
+                    // Held until the probe lets it go (on every path, `defer`), however long
+                    // a loaded machine takes to get there: a hold that ended by itself would let
+                    // a right operation in "early".
+                    release.wait()
                     let visible = entries["new"] != nil
                     log.with { $0.visibleInsideHolder = visible }
                 }
             case .readerInRead:
                 dictionary.read { _ in
                     held.signal()
-                    _ = release.wait(timeout: .now() + holdLimit)
+                    release.wait()
                 }
             }
         }
         guard held.wait(timeout: .now() + Deadline.promptSeconds) == .success else { return .holderNeverStarted }
 
+        @Sendable func bodyRuns() {
+            log.with { $0.bodyRan = true }
+            gotIn.signal()
+        }
         let operationDone = ThreadGang.spawn {
             calling.signal()
             switch operation {
@@ -167,14 +179,14 @@ enum ExclusionProbe {
             case .count: _ = dictionary.count
             case .isEmpty: _ = dictionary.isEmpty
             case .snapshot: _ = dictionary.snapshot()
-            case .withValue: dictionary.withValue(forKey: "present") { value in gotIn.signal(); value = 5 }
+            case .withValue: dictionary.withValue(forKey: "present") { value in bodyRuns(); value = 5 }
             case .valueOrInsert:
                 // Against a writer, a key that is present: the first look must wait too (a
                 // double-checked insert whose first look skips the protection returns at once).
                 // Against a reader, a key that is absent: the insert must wait.
-                _ = dictionary.value(forKey: side == .writerInMutate ? "present" : "absent") { gotIn.signal(); return 9 }
-            case .mutate: dictionary.mutate { entries in gotIn.signal(); entries["m"] = 1 }
-            case .read: _ = dictionary.read { _ in gotIn.signal() }
+                _ = dictionary.value(forKey: side == .writerInMutate ? "present" : "absent") { bodyRuns(); return 9 }
+            case .mutate: dictionary.mutate { entries in bodyRuns(); entries["m"] = 1 }
+            case .read: dictionary.read { _ in bodyRuns() }
             }
             gotIn.signal()
         }
@@ -185,14 +197,23 @@ enum ExclusionProbe {
             // get in (a right one waits for the held body; a wrong one sees the value now).
             _ = readBackDone.wait(timeout: .now() + grace)
         }
+        let bodyRanEarly = log.with { $0.bodyRan }
         releaseHolder()
-        let holderReturned = holderDone.wait(timeout: .now() + settle) == .success
-        let operationReturned = operationDone.wait(timeout: .now() + settle) == .success
+        // Both sides return once released; the deadline counts from the last one that did.
+        func returned(_ group: DispatchGroup) -> Bool { group.wait(timeout: .now()) == .success }
+        var deadline = ProgressDeadline(seconds: settle, progress: 0)
+        while !(returned(holderDone) && returned(operationDone)),
+              !deadline.expired(progress: (returned(holderDone) ? 1 : 0) + (returned(operationDone) ? 1 : 0)) {
+            usleep(1_000)
+        }
+        let holderReturned = returned(holderDone)
+        let operationReturned = returned(operationDone)
 
         if early {
-            guard operation == .set else { return .gotIn }
+            let gotPast: ProbeFinding = bodyRanEarly ? .gotIn : .returnedWhileHeld
+            guard operation == .set else { return gotPast }
             // An asynchronous barrier write may return at once, as long as it comes in order.
-            guard holderReturned && operationReturned else { return .gotIn }
+            guard holderReturned && operationReturned else { return gotPast }
             return log.with { log -> ProbeFinding in
                 if log.visibleInsideHolder || (log.readBackBeforeRelease && log.readBack == 7) { return .writeVisibleTooEarly }
                 if log.readBack != 7 { return .writeNotSeenAfterwards }

@@ -97,7 +97,7 @@ struct ExclusionTests {
             return "Deadlock suspected in \(operation): it did not return within \(settle) s after the \(side == .writerInMutate ? "writer inside mutate" : "reader inside read") left."
         case .writeNotSeenAfterwards:
             return "subscript set returned while \(side.words), and a read issued after it on the same thread did not see the new value: a write may return before it is done (async(flags: .barrier)) only if it stays in order with the reads that follow it on the same queue."
-        case .gotIn, .writeVisibleTooEarly:
+        case .gotIn, .returnedWhileHeld, .writeVisibleTooEarly:
             return side == .writerInMutate ? blameAgainstWriter(operation, finding) : blameAgainstReader(operation, finding)
         }
     }
@@ -106,9 +106,8 @@ struct ExclusionTests {
     /// mutate does not keep anyone out (then a second mutate gets in too).
     static func blameAgainstWriter(_ operation: DictionaryOperation, _ finding: ProbeFinding) -> String {
         let what = finding == .writeVisibleTooEarly
-            ? "subscript set changed the storage"
-            : operation == .valueOrInsert ? "value(forKey:orInsert:) returned a key that was present"
-            : operation.hasBody ? "\(operation)'s body ran" : "\(operation) returned"
+            ? "subscript set's new value was visible"
+            : observed(operation, finding)
         if operation == .mutate {
             return "A writer was inside mutate's body while another mutate ran: writers must be alone. Write with sync(flags: .barrier) on your private concurrent queue (a plain sync lets writers run together), or take a write lock."
         }
@@ -120,7 +119,17 @@ struct ExclusionTests {
         if operation == .valueOrInsert {
             return "\(what) while a writer was inside mutate: its first look read the storage during a write. A double-checked insert may look first with a shared read and again inside the exclusive write, but both looks go through the protection (queue.sync, then sync(flags: .barrier)): a first look without it reads the storage while a writer changes it."
         }
-        return "\(what) while a writer was inside mutate: \(operation) \(operation.writes ? "changed" : "looked at") the storage during a write. \(operation) must go through the same protection as mutate (the private queue, or the lock), so that it waits until the writer leaves."
+        return "\(what) while a writer was inside mutate: it did not wait for the writer to leave. Likely causes: \(operation) skips the protection mutate uses (the private queue, or the lock), or looks at the storage before taking it. \(operation) must go through the same protection as mutate, so that it waits until the writer leaves."
+    }
+
+    /// What the probe saw `operation` do while the other side was held inside: only that.
+    static func observed(_ operation: DictionaryOperation, _ finding: ProbeFinding) -> String {
+        switch (finding, operation.hasBody) {
+        case (.gotIn, _): "\(operation)'s body ran"
+        case (_, true) where operation == .valueOrInsert: "value(forKey:orInsert:) returned without running its body"
+        case (_, true): "\(operation) returned before its body had run (if it runs the body later, asynchronously, that is a fault of its own: the body must have run when \(operation) returns)"
+        default: "\(operation) returned"
+        }
     }
 
     /// `operation` got in while a reader was inside read's body: either the write skips the
@@ -133,8 +142,8 @@ struct ExclusionTests {
         if mutateBesideReader?.isRight == false && mutateBesideWriter?.isRight == true {
             return "A reader was inside read's body while \(operation) ran, though mutate keeps other writers out: read must keep writers out while its body runs. Call the body inside the protected region (queue.sync { try body(storage) }, or under the read lock), not on a copy after leaving it."
         }
-        let what = finding == .writeVisibleTooEarly ? "its value could be read" : "it changed the storage"
-        return "\(operation) did not wait for the reader inside read's body: \(what) while the reader was inside. A write must wait for the readers inside to leave and keep them out until it is done: sync(flags: .barrier) on your private concurrent queue (a plain sync runs beside readers, and a barrier on a global queue is ignored), or a write lock."
+        let what = finding == .writeVisibleTooEarly ? "its value could be read" : observed(operation, finding)
+        return "\(operation) did not wait for the reader inside read's body: \(what) while the reader was inside. Likely causes: the write skips the protection read uses, or looks at the storage before taking it. A write must wait for the readers inside to leave and keep them out until it is done: sync(flags: .barrier) on your private concurrent queue (a plain sync runs beside readers, and a barrier on a global queue is ignored), or a write lock."
     }
 
     /// The other operations of the same check that fail too, probed all at once (each on its own

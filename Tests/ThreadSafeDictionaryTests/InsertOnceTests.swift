@@ -40,7 +40,7 @@ struct InsertOnceTests {
         let dictionary = ThreadSafeDictionary<Int, Int>()
         let tally = Locked(Tally())
         let everyRound = StartBarrier(parties: threads)
-        ThreadGang.run(threads, seconds: 10, in: "value(forKey:orInsert:) from 6 threads") { _ in
+        ThreadGang.run(threads, seconds: 10, in: "value(forKey:orInsert:) from 6 threads", progress: { everyRound.rounds }) { _ in
             for round in 0..<rounds {
                 guard everyRound.arrive() else { return }
                 let value = dictionary.value(forKey: round) {

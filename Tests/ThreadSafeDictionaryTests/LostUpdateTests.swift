@@ -31,7 +31,7 @@ struct LostUpdateTests {
         let dictionary = ThreadSafeDictionary<String, Int>()
         let made = Locked(0)  // increments the fast threads have finished
         let lingeringDone = Locked(false)
-        ThreadGang.run(threads, in: "withValue(forKey:_:) under contention") { index in
+        ThreadGang.run(threads, in: "withValue(forKey:_:) under contention", progress: { made.current }) { index in
             if index == 0 {
                 for step in 0..<lingeringUpdates {
                     // A slow update: it reads, then waits until another thread finishes an

@@ -58,7 +58,7 @@ struct MemorySafetyTests {
         let changedInsideMutate = Locked(0)
         let progress = Locked(0)  // values the other threads have finished storing
         let lingeringDone = Locked(false)
-        ThreadGang.run(threads, in: "mixed operations from 6 threads") { thread in
+        ThreadGang.run(threads, in: "mixed operations from 6 threads", progress: { together.rounds }) { thread in
             // A cheap generator: the system one makes a system call per number, and the threads
             // would spend their time there instead of inside the dictionary.
             var random = QuickRandom(seed: UInt64(thread + 1))

@@ -47,7 +47,7 @@ struct SnapshotConsistencyTests {
         let observersDone = Locked(0)
         let moves = Locked(0)
         let lingered = Locked(0)  // lingering moves done
-        ThreadGang.run(4, in: "snapshot and read during mutate") { index in
+        ThreadGang.run(4, in: "snapshot and read during mutate", progress: { moves.current + lingered.current }) { index in
             var random = SystemRandomNumberGenerator()
             defer { if index >= 2 { observersDone.withLock { $0 += 1 } } }
             switch index {

@@ -110,17 +110,27 @@ public enum TextReport {
         return [score, line]
     }
 
+    /// What this platform could not check in a complete exercise, said with the congratulations:
+    /// a learner reads "complete" as "all checked" (issue 36), so the default screen names it.
+    static func unchecked(_ exercise: ExerciseResult, screen: Screen, style: Style) -> [String] {
+        guard case .completeOnThisPlatform(let note) = exercise.status else { return [] }
+        return TextLayout.indented(L("Note (\(exercise.name) on \(Platform.name)): ", "注意（\(exercise.name)，\(Platform.name)）：") + note,
+                                   prefix: "", width: screen.width).map { style.dim($0) }
+    }
+
     /// The exercise in focus: its detail and the next step; or the congratulations.
     static func focus(_ report: GradeReport, screen: Screen, style: Style) -> [String] {
         guard let name = screen.focus, let exercise = report.exercises.first(where: { $0.name == name }), !exercise.isComplete || screen.verbose else {
-            if let name = screen.focus, report.exercises.count > 1, report.exercises.contains(where: { $0.name == name && $0.isComplete }), !report.allComplete {
-                return ["", style.green(L("\(name) is complete. Well done!", "\(name) 已完成，干得好！"))]
+            if let name = screen.focus, report.exercises.count > 1, let done = report.exercises.first(where: { $0.name == name && $0.isComplete }), !report.allComplete {
+                return ["", style.green(L("\(name) is complete. Well done!", "\(name) 已完成，干得好！"))] + unchecked(done, screen: screen, style: style)
             }
             if report.exercises.count == 1, let only = report.exercises.first, only.isComplete {
                 return ["", style.green(L("\(only.name) is complete. Well done!", "\(only.name) 已完成，干得好！"))
                         + L(" See where you stand in the course: swift run grader list", " 看看整个课程的进度：swift run grader list")]
+                    + unchecked(only, screen: screen, style: style)
             }
             return report.exercises.isEmpty || !report.allComplete ? [] : ["", style.green(L("Every exercise is complete. Well done!", "所有练习都已完成，干得好！"))]
+                + report.exercises.flatMap { unchecked($0, screen: screen, style: style) }
         }
         var lines = [""]
         if !screen.verbose {

@@ -148,7 +148,7 @@ public enum Scoring {
 /// What this platform's suites can observe.
 public enum Platform {
     /// Apple platforms have real key-value observing; swift-corelibs-foundation does not, so on
-    /// Linux some properties (an operation's isExecuting announcements) cannot be checked.
+    /// Linux some properties (the order of an operation's willChangeValue announcements) cannot be checked.
     public static var checksEverything: Bool {
         #if canImport(ObjectiveC)
         true
