@@ -40,7 +40,7 @@ struct RaceCheck {
             progress.note("All other checks of \(unknown.joined(separator: ", ")) pass; looking for data races (ThreadSanitizer)…")
             let session = GradingSession(
                 layout: layout, rubric: rubric,
-                mode: BuildMode(solutions: mode.solutions, sanitize: true, variant: mode.variant), progress: progress)
+                mode: mode.sanitized, progress: progress)
             let sanitized = try session.grade(unknown.compactMap { rubric.exercise(named: $0) })
             if Interrupt.requested { return }
             for result in sanitized {

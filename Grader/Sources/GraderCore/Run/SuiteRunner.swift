@@ -21,13 +21,18 @@ struct SuiteRunner {
     /// Replaces the test binary (the grader's tests run a script that writes event streams).
     var testCommand: [String]?
     var outputLimit = ChildLimits(deadline: 0).outputLimit
+    /// The test binaries (needed unless `testCommand` replaces them).
+    var products: TestProducts?
 
     /// How long a process may linger after its run ended.
     static let lingerSeconds = 1.5
 
     /// Runs the tests that `filter` selects (a regular expression over test ids), leaving out the
-    /// ids in `skipping`. `name` names the files in `.kata/runs/`.
-    func run(name: String, filter: String, skipping: [String] = [], parallel: Bool, deadline: Double) throws -> SuiteRun {
+    /// ids in `skipping`. `name` names the files in `.kata/runs/`. `target` is the test target
+    /// whose product runs when each target has its own (Swift Build); the native build system's
+    /// one product holds every target.
+    func run(name: String, filter: String, target: String = "", skipping: [String] = [], parallel: Bool, deadline: Double) throws -> SuiteRun {
+        guard let command = testCommand ?? products?.command(target: target) else { throw GraderError.cannotRun("no test binary to run") }
         let streamFile = workDirectory.appendingPathComponent("\(name).jsonl")
         let outputFile = workDirectory.appendingPathComponent("\(name).log")
         let tsanDirectory = workDirectory.appendingPathComponent("tsan-\(name)")
@@ -43,7 +48,7 @@ struct SuiteRunner {
         }
         let tail = EventStreamTail(url: streamFile)
         let termination = try ChildProcess.run(
-            (testCommand ?? mode.testCommand) + BuildMode.testOptions(filter: filter, eventStream: streamFile.path, parallel: parallel, skipping: skipping),
+            command + BuildMode.testOptions(filter: filter, eventStream: streamFile.path, parallel: parallel, skipping: skipping),
             in: layout.root, environment: environment, outputFile: outputFile,
             limits: ChildLimits(deadline: deadline, outputLimit: outputLimit)
         ) {
