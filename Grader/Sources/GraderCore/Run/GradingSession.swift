@@ -35,6 +35,8 @@ public struct GradingSession {
     public var testEnvironment: [String: String] = [:]
     /// Replaces the test binary; for the grader's own tests.
     var testCommand: [String]?
+    /// Replaces the test products SwiftPM names; for the grader's own tests.
+    var testProducts: TestProducts?
     /// Output after which a suite run is stopped.
     public var outputLimit = ChildLimits(deadline: 0).outputLimit
 
@@ -107,7 +109,7 @@ public struct GradingSession {
         let runner = SuiteRunner(layout: layout, mode: mode, excluded: excluded, workDirectory: workDirectory,
                                  progress: progress, environment: testEnvironment, testCommand: testCommand,
                                  outputLimit: outputLimit,
-                                 products: testCommand == nil ? try TestProducts.of(mode, layout: layout) : nil)
+                                 products: testCommand == nil ? try testProducts ?? TestProducts.of(mode, layout: layout) : nil)
         let runsTogether = try runTogether(exercises, runner: runner)
         var outcomes: [String: (run: SuiteRun, seconds: Double)] = [:]
         for exercise in exercises {
