@@ -104,6 +104,10 @@ struct AsyncContextCheck {
 
     /// Every module's findings; the compilers run side by side, one per core.
     func findings() throws -> [Finding] {
+        // Fail closed: a build whose modules cannot be found was not checked.
+        guard !sourceLists().isEmpty else {
+            throw GraderError.cannotRun("found no module of \(scratchPath) (\(buildSystem.rawValue) build system) to check: build it first")
+        }
         let modules = modules()
         let results = Mutex([Int: Result<[Finding], any Error>]())
         DispatchQueue.concurrentPerform(iterations: modules.count) { index in
