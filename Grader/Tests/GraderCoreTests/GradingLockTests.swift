@@ -17,21 +17,44 @@ struct GradingLockTests {
         try Data("// fake\n".utf8).write(to: root.appendingPathComponent("Package.swift"))
         try JSONEncoder().encode(Rubric(exercises: [FakeTestBinary.exercise])).write(to: root.appendingPathComponent("Grader/rubric.json"))
         let swift = bin.appendingPathComponent("swift")
-        try Data("#!/bin/sh\nsleep 2\necho 'error: fake build failure'\nexit 1\n".utf8).write(to: swift)
+        // It answers SwiftPM's questions at once (the grader asks before building), then builds slowly.
+        let script = """
+            #!/bin/sh
+            case "$*" in
+              *--version*) echo "fake Swift version 0"; exit 0 ;;
+              *--show-bin-path*) echo "$PWD/.build/debug"; exit 0 ;;
+              *--help*) echo "  --build-system <build-system>  (default: native)"; exit 0 ;;
+            esac
+            sleep 2
+            echo 'error: fake build failure'
+            exit 1
+
+            """
+        try Data(script.utf8).write(to: swift)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: swift.path)
         return (root, bin.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"))
     }
 
     struct GraderNotFound: Error, CustomStringConvertible {
-        var description: String { "the grader executable was not found next to the test binary" }
+        var description: String { "the grader executable was not found in the build folder in use" }
     }
 
-    /// The grader executable built next to this test binary.
+    /// The grader executable of the build folder in use: built next to this test binary (on
+    /// Linux, with either build system, both are in SwiftPM's bin folder; on macOS the test code
+    /// is a bundle, `<bin>/<product>.xctest`, run by a helper), or in a build folder of this
+    /// checkout, where either build system puts it.
     static var graderExecutable: URL? {
-        let candidates = [
+        final class InThisBundle {}
+        let checkout = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../..").standardizedFileURL
+        var candidates = [
             URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("grader"),
-            URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../.build/debug/grader").standardizedFileURL,
+            Bundle(for: InThisBundle.self).bundleURL.deletingLastPathComponent().appendingPathComponent("grader"),
         ]
+        for scratch in [".build-solutions", ".build"] {
+            for bin in ["debug", "out/Products/Debug-linux", "out/Products/Debug"] {
+                candidates.append(checkout.appendingPathComponent("\(scratch)/\(bin)/grader"))
+            }
+        }
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
     }
 

@@ -71,6 +71,38 @@ struct GradingSessionTests {
         }
     }
 
+    #if os(Linux)
+    /// Swift Build makes a test runner per test target: the suites run side by side, one process
+    /// each, and what one process does cannot cost another suite its points.
+    @Test("With a runner per suite (Swift Build), a crash is blamed on its check and the other suite, in its own process, keeps every point")
+    func runnerPerSuite() throws {
+        var (session, layout) = try FakeTestBinary.session(scenario: "crash")
+        let bin = layout.root.appendingPathComponent("bin")
+        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+        let other = Rubric.Exercise(name: "Other", title: "Other exercise", checks: FakeTestBinary.exercise.checks, timeoutSeconds: 20)
+        let otherScript = FakeTestBinary.script.replacingOccurrences(of: "DemoTests", with: "OtherTests")
+            .replacingOccurrences(of: "$FAKE_SCENARIO", with: "pass")
+        for (target, script) in [("DemoTests", FakeTestBinary.script), ("OtherTests", otherScript)] {
+            let runner = bin.appendingPathComponent("\(target)-test-runner")
+            try Data(script.utf8).write(to: runner)
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: runner.path)
+        }
+        session.rubric = Rubric(exercises: [FakeTestBinary.exercise, other])
+        session.testCommand = nil
+        session.mode = BuildMode(buildSystem: .swiftbuild)
+        session.testProducts = TestProducts(mode: session.mode, binPath: bin)
+        let results = try session.gradeBuilt([FakeTestBinary.exercise, other])
+        #expect(results[0].status == .crashed(signal: 11, runningTest: "misbehaves"))
+        #expect(results[0].points == 5)
+        #expect(results[1].points == 7, "the other suite's process did not crash")
+        let runs = layout.stateDirectory.appendingPathComponent("runs/exercises")
+        for name in ["all-Demo", "all-Other", "Demo"] {
+            #expect(FileManager.default.fileExists(atPath: runs.appendingPathComponent("\(name).jsonl").path), "\(name): its own event stream")
+        }
+        #expect(!FileManager.default.fileExists(atPath: runs.appendingPathComponent("Other.jsonl").path), "no rerun of a clean run")
+    }
+    #endif
+
     @Test("A clean run needs no rerun and earns every point")
     func cleanRun() throws {
         let (session, _) = try FakeTestBinary.session(scenario: "pass")

@@ -139,7 +139,7 @@ struct PortabilityTests {
             func plain() { DispatchGroup().wait() }
             """])
         defer { try? FileManager.default.removeItem(at: root) }
-        let check = AsyncContextCheck(root: root, scratchPath: ".build")
+        let check = AsyncContextCheck(root: root, scratchPath: ".build", binPath: root.appendingPathComponent(".build/debug"))
         let findings = try check.findings(in: "M", sources: [root.appendingPathComponent("Sources/M/M.swift").path])
         #expect(findings.map(\.api) == ["DispatchSemaphore.wait()", "DispatchGroup.wait()", "pthread_mutex_lock()"])
         #expect(findings.map { $0.location.components(separatedBy: ":").dropFirst().first ?? "" } == ["5", "9", "11"])

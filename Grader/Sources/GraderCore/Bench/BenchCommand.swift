@@ -64,7 +64,7 @@ struct BenchCommand {
     /// race check included.
     func completeExercises(_ names: [String], progress: any GradingProgress) throws -> Set<String> {
         // What the race check found complete, unchanged since, needs no new grade.
-        let raceCheck = RaceCheck(layout: layout, rubric: rubric, mode: BuildMode(), progress: progress)
+        let raceCheck = RaceCheck(layout: layout, rubric: rubric, mode: BuildMode(buildSystem: arguments.resolvedBuildSystem), progress: progress)
         let known = Set(names.filter(raceCheck.rememberedComplete))
         let unknown = names.filter { !known.contains($0) }
         guard !unknown.isEmpty else { return known }
@@ -81,6 +81,15 @@ struct BenchCommand {
     }
 
     static let scratchPath = ".build-bench"
+    static let environment = ["KATA_BENCH": "1", "KATA_SOLUTIONS": "0", "KATA_EXCLUDE": "", "KATA_VARIANT": ""]
+
+    /// Where the release build puts the benchmark executables, as SwiftPM says.
+    func binPath() throws -> URL {
+        try SwiftPMFacts(layout: layout).binPath(
+            key: "\(arguments.resolvedBuildSystem.rawValue) \(Self.scratchPath) release",
+            arguments: ["swift", "build", "--show-bin-path", "-c", "release", "--scratch-path", Self.scratchPath] + arguments.resolvedBuildSystem.swiftPMArguments,
+            environment: Self.environment)
+    }
 
     func build(_ name: String) throws {
         let log = layout.stateDirectory.appendingPathComponent("bench/build-\(name).log")
@@ -90,8 +99,8 @@ struct BenchCommand {
             // benchmark's Int keys, as it does the baselines': otherwise the comparison would
             // measure unspecialized generic calls, not your synchronization.
             ["swift", "build", "-c", "release", "--scratch-path", Self.scratchPath, "--product", "bench-\(name)",
-             "-Xswiftc", "-cross-module-optimization"],
-            in: layout.root, environment: ["KATA_BENCH": "1", "KATA_SOLUTIONS": "0", "KATA_EXCLUDE": "", "KATA_VARIANT": ""],
+             "-Xswiftc", "-cross-module-optimization"] + arguments.resolvedBuildSystem.swiftPMArguments,
+            in: layout.root, environment: Self.environment,
             outputFile: log, deadline: 1_200)
         guard termination == .exited(0) else {
             throw GraderError.cannotRun(L("The \(name) benchmark did not build (\(termination)); see \(layout.relative(log)).", "\(name) 的基准测试构建失败（\(termination)）；见 \(layout.relative(log))。"))
@@ -104,7 +113,7 @@ struct BenchCommand {
         try? FileManager.default.removeItem(at: output)
         let log = folder.appendingPathComponent("\(name).log")
         let termination = try ChildProcess.run(
-            ["\(Self.scratchPath)/release/bench-\(name)", "--output", output.path] + (arguments.quick ? ["--quick"] : []),
+            [try binPath().appendingPathComponent("bench-\(name)").path, "--output", output.path] + (arguments.quick ? ["--quick"] : []),
             in: layout.root, outputFile: log, deadline: arguments.quick ? 30 : 120)
         guard termination == .exited(0), let data = try? Data(contentsOf: output),
               let report = try? JSONDecoder().decode(BenchReport.self, from: data) else {

@@ -9,15 +9,27 @@ public struct BuildMode: Sendable, Equatable {
     /// Grade one of the wrong implementations in `Grader/Variants/<Exercise>/<variant>/`
     /// (`grader verify` does, to prove the suites' caps).
     public var variant: String?
+    /// SwiftPM's build system, passed to every SwiftPM command (`--build-system`): the one the
+    /// learner chose, else SwiftPM's default (`SwiftPMFacts.defaultBuildSystem`).
+    public var buildSystem: BuildSystem
 
-    public init(solutions: Bool = false, sanitize: Bool = false, variant: String? = nil) {
+    public init(solutions: Bool = false, sanitize: Bool = false, variant: String? = nil, buildSystem: BuildSystem = .native) {
         self.solutions = solutions
         self.sanitize = sanitize
         self.variant = variant
+        self.buildSystem = buildSystem
+    }
+
+    /// The same sources and build system, built with ThreadSanitizer (the race check).
+    public var sanitized: BuildMode {
+        var mode = self
+        mode.sanitize = true
+        return mode
     }
 
     /// Each mode keeps its own build folder, so switching never rebuilds everything. The
-    /// learner's mode shares `.build` with `swift test`.
+    /// learner's mode shares `.build` with `swift test`. Both build systems can share a folder:
+    /// they keep their products apart inside it (`SwiftPMFacts`).
     public var scratchPath: String {
         // All variants share one folder: switching rebuilds only the exercise modules and
         // their suites, not the support code, the grader and the given code. The solutions'
@@ -44,17 +56,12 @@ public struct BuildMode: Sendable, Equatable {
     }
 
     public var buildArguments: [String] {
-        ["swift", "build", "--build-tests", "--scratch-path", scratchPath] + (sanitize ? ["--sanitize=thread"] : [])
+        ["swift", "build", "--build-tests", "--scratch-path", scratchPath] + buildSystem.swiftPMArguments + (sanitize ? ["--sanitize=thread"] : [])
     }
 
-    /// The command that runs the test binary, without the options that pick tests.
-    public var testCommand: [String] {
-        #if os(Linux)
-        // Running the test binary directly saves SwiftPM's start-up on every suite run.
-        return ["\(scratchPath)/debug/ConcurrencyKataPackageTests.xctest", "--testing-library", "swift-testing"]
-        #else
-        return ["swift", "test", "--skip-build", "--scratch-path", scratchPath, "--disable-xctest"] + (sanitize ? ["--sanitize=thread"] : [])
-        #endif
+    /// Asks SwiftPM where this build puts its products, with the options that decide it.
+    var binPathArguments: [String] {
+        ["swift", "build", "--show-bin-path", "--scratch-path", scratchPath] + buildSystem.swiftPMArguments + (sanitize ? ["--sanitize=thread"] : [])
     }
 
     /// The options that run the tests `filter` selects, with an event stream. In parallel
@@ -65,10 +72,5 @@ public struct BuildMode: Sendable, Equatable {
         let skip = skipping.isEmpty ? [] : ["--skip", "^(" + skipping.map { NSRegularExpression.escapedPattern(for: $0) }.joined(separator: "|") + ")$"]
         return (parallel ? [] : ["--no-parallel"])
             + ["--filter", filter, "--event-stream-output-path", eventStream, "--event-stream-version", "0"] + skip
-    }
-
-    /// The whole command: `testCommand` and `testOptions`.
-    public func testArguments(filter: String, eventStream: String, parallel: Bool = true, skipping: [String] = []) -> [String] {
-        testCommand + Self.testOptions(filter: filter, eventStream: eventStream, parallel: parallel, skipping: skipping)
     }
 }

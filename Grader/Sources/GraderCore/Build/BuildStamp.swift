@@ -2,7 +2,7 @@ import Foundation
 
 /// Remembers, per build folder, what the last successful build was made from: every source
 /// file's path, size and modification time, the environment Package.swift reads, and the test
-/// binary it left. When nothing of it has changed, `swift build` would have nothing to do but
+/// binaries it left. When nothing of it has changed, `swift build` would have nothing to do but
 /// still takes a second or two to find that out: the grader skips it.
 struct BuildStamp {
     var layout: KataLayout
@@ -14,19 +14,16 @@ struct BuildStamp {
 
     var file: URL { layout.stateDirectory.appendingPathComponent("build-stamps.json") }
 
-    /// The test binary the build leaves (its path inside the build folder).
-    var product: URL {
-        #if os(Linux)
-        layout.root.appendingPathComponent("\(mode.scratchPath)/debug/ConcurrencyKataPackageTests.xctest")
-        #else
-        // On macOS it is a bundle whose executable code is inside (SwiftPM, BuildParameters.swift).
-        layout.root.appendingPathComponent("\(mode.scratchPath)/debug/ConcurrencyKataPackageTests.xctest/Contents/MacOS/ConcurrencyKataPackageTests")
-        #endif
-    }
+    /// The test binaries the build leaves (`TestProducts`): one, or one per test target.
+    var products: [URL]
 
     func fingerprint() -> String? {
-        guard let stamp = Self.stamp(of: product) else { return nil }
-        var text = "build stamp 1\n\(mode.environment(excluding: excluded).sorted { $0.key < $1.key })\nproduct \(stamp)\n"
+        var text = "build stamp 2\n\(mode.environment(excluding: excluded).sorted { $0.key < $1.key })\n\(mode.buildSystem.rawValue)\n"
+        guard !products.isEmpty else { return nil }
+        for product in products {
+            guard let stamp = Self.stamp(of: product) else { return nil }
+            text += "product \(product.lastPathComponent) \(stamp)\n"
+        }
         for input in Self.inputs {
             let url = layout.root.appendingPathComponent(input)
             if input.hasSuffix(".swift") {
@@ -50,16 +47,19 @@ struct BuildStamp {
         (try? JSONDecoder().decode([String: String].self, from: Data(contentsOf: file))) ?? [:]
     }
 
+    /// Both build systems may share a build folder: each has its own stamp.
+    var key: String { mode.buildSystem == .native ? mode.scratchPath : "\(mode.scratchPath) \(mode.buildSystem.rawValue)" }
+
     /// True when the last successful build of this folder was made from exactly what is there now.
     func isCurrent() -> Bool {
         guard let fingerprint = fingerprint() else { return false }
-        return stored()[mode.scratchPath] == fingerprint
+        return stored()[key] == fingerprint
     }
 
     /// Called after a successful build.
     func record() {
         var stamps = stored()
-        stamps[mode.scratchPath] = fingerprint()
+        stamps[key] = fingerprint()
         try? FileManager.default.createDirectory(at: layout.stateDirectory, withIntermediateDirectories: true)
         try? JSONEncoder().encode(stamps).write(to: file, options: .atomic)
     }

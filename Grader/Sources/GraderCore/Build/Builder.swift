@@ -15,7 +15,9 @@ struct Builder {
     func build(excluding initial: [String]) throws -> (broken: [String: CompileError], excluded: [String]) {
         var excluded = initial
         var broken: [String: CompileError] = [:]
-        let stamp = BuildStamp(layout: layout, mode: mode, excluded: initial)
+        let suites = rubric.exercises.map(\.name).filter { !initial.contains($0) }.map { "\($0)Tests" }
+        let stamp = BuildStamp(layout: layout, mode: mode, excluded: initial,
+                               products: try TestProducts.of(mode, layout: layout).binaries(of: suites))
         if stamp.isCurrent() { return (broken, excluded) }
         for _ in 0...rubric.exercises.count {
             progress.building(mode, excluded: excluded)

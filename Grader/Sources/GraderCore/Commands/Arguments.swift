@@ -51,6 +51,9 @@ public struct Arguments: Equatable, Sendable {
     public var verbose = false
     /// `--lang`: the language of the words shown to people (nil: from the environment).
     public var language: Language?
+    /// `--build-system native|swiftbuild`: SwiftPM's build system for every SwiftPM command the
+    /// grader runs (nil: SwiftPM's default, which `GraderApp` asks SwiftPM for).
+    public var buildSystem: BuildSystem?
 
     /// `--help`'s text, in the current language.
     public static var usage: String { L(englishUsage, chineseUsage) }
@@ -80,6 +83,9 @@ public struct Arguments: Equatable, Sendable {
       --classroom FILE   write GitHub Classroom's runner result (partial credit per check)
       --no-race-check    do not run ThreadSanitizer before calling an exercise complete
       --no-wait          exit 2 at once if another grader is running in this clone
+      --build-system native|swiftbuild
+                         SwiftPM's build system for every build and test run (default: SwiftPM's
+                         own, which `swift build --help` shows; Swift Build from SwiftPM 6.4)
       --lang LANGUAGE    en or zh-Hans (简体中文); by default from LC_ALL, LC_MESSAGES or LANG
                          (zh… means Simplified Chinese). JSON keys and status keywords never change
       -v, --verbose      every exercise's failing checks and first message, not only the
@@ -87,7 +93,7 @@ public struct Arguments: Equatable, Sendable {
       -h, --help         this text
 
     MAINTAINERS
-      swift run grader verify               every solution passes, every stub scores zero, the
+      swift run grader verify               (also with --build-system) every solution passes, every stub scores zero, the
                                              wrong implementations in Grader/Variants stay under
                                              their caps, the rubric, CHECKLIST.md and the integrity
                                              manifest are current, and the support, grader and
@@ -164,6 +170,9 @@ public struct Arguments: Equatable, Sendable {
 
     public init() {}
 
+    /// The build system chosen, or the native one (`GraderApp` fills in SwiftPM's default first).
+    public var resolvedBuildSystem: BuildSystem { buildSystem ?? .native }
+
     public static func parse(_ words: [String]) throws -> Arguments {
         var arguments = Arguments()
         var positional: [String] = []
@@ -202,6 +211,12 @@ public struct Arguments: Equatable, Sendable {
                     throw GraderError.badArguments(L("unknown language \(name); the languages are: ", "未知语言 \(name)；可选的语言有：") + Language.available)
                 }
                 arguments.language = language
+            case "--build-system":
+                let name = try value(word)
+                guard let system = BuildSystem(rawValue: name) else {
+                    throw GraderError.badArguments(L("--build-system takes native or swiftbuild, not \(name)", "--build-system 只接受 native 或 swiftbuild，而不是 \(name)"))
+                }
+                arguments.buildSystem = system
             case "--no-race-check": arguments.raceCheck = false
             case "--no-wait": arguments.wait = false
             case "--quick": arguments.quick = true

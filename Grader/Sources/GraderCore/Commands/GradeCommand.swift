@@ -49,7 +49,8 @@ struct GradeCommand {
     func grade(_ selected: [Rubric.Exercise], progress: any GradingProgress,
                beforeRaceCheck: (GradeReport) -> Void = { _ in }) throws -> GradeReport {
         let started = Date()
-        let mode = BuildMode(solutions: arguments.solutions, sanitize: arguments.sanitize, variant: arguments.variant)
+        let mode = BuildMode(solutions: arguments.solutions, sanitize: arguments.sanitize, variant: arguments.variant,
+                             buildSystem: arguments.resolvedBuildSystem)
         let session = GradingSession(
             layout: layout, rubric: rubric, mode: mode, repetitions: arguments.repetitions,
             timeoutOverride: arguments.timeout, progress: progress)

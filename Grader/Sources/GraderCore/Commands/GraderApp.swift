@@ -36,6 +36,14 @@ public enum GraderApp {
             default: break
             }
             defer { lock?.release() }
+            // Commands that build ask SwiftPM for its default build system unless one was chosen,
+            // and name it in every SwiftPM command they run.
+            var arguments = arguments
+            switch arguments.command {
+            case .grade, .verify, .watch, .bench, .portability:
+                if arguments.buildSystem == nil { arguments.buildSystem = try SwiftPMFacts(layout: layout).defaultBuildSystem() }
+            default: break
+            }
             switch arguments.command {
             case .grade: return try GradeCommand(layout: layout, rubric: rubric, arguments: arguments).run()
             case .hint(let name): return try HintCommand.run(name, layout: layout, rubric: rubric)
@@ -43,9 +51,9 @@ public enum GraderApp {
             case .reset(let name): return try ResetCommand.run(name, yes: arguments.yes, layout: layout, rubric: rubric)
             case .checklist: return try MaintenanceCommands.checklist(write: arguments.write, layout: layout, rubric: rubric)
             case .manifest: return try MaintenanceCommands.manifest(write: arguments.write, layout: layout, rubric: rubric)
-            case .portability: return try MaintenanceCommands.portability(layout: layout)
+            case .portability: return try MaintenanceCommands.portability(layout: layout, buildSystem: arguments.resolvedBuildSystem)
             case .translations: return try MaintenanceCommands.translations(stamp: arguments.stamp, addMessages: arguments.addMessages, layout: layout, rubric: rubric)
-            case .verify: return try VerifyCommand(layout: layout, rubric: rubric).run()
+            case .verify: return try VerifyCommand(layout: layout, rubric: rubric, buildSystem: arguments.resolvedBuildSystem).run()
             case .watch: return try WatchCommand(layout: layout, rubric: rubric, arguments: arguments).run()
             case .bench: return try BenchCommand(layout: layout, rubric: rubric, arguments: arguments).run()
             case .help: return 0

@@ -26,10 +26,10 @@ enum MaintenanceCommands {
         return 0
     }
 
-    static func portability(layout: KataLayout) throws -> Int32 {
+    static func portability(layout: KataLayout, buildSystem: BuildSystem) throws -> Int32 {
         var problems = PortabilityCheck(root: layout.root).problems()
         #if os(Linux)
-        problems += try AsyncContextCheck.learnerAndSolutionBuilds(root: layout.root)
+        problems += try AsyncContextCheck.learnerAndSolutionBuilds(layout: layout, buildSystem: buildSystem)
         #endif
         for problem in problems { print(problem) }
         print(problems.isEmpty ? "portability: no problem found" : "portability: \(problems.count) problems")

@@ -9,6 +9,8 @@ import Foundation
 struct VerifyCommand {
     var layout: KataLayout
     var rubric: Rubric
+    /// SwiftPM's build system for every build and run (`--build-system`).
+    var buildSystem: BuildSystem = .native
     let style = Style.detect()
 
     /// What a suite should take on its stub or its solution (issue budgets are 3 to 5 s).
@@ -42,25 +44,25 @@ struct VerifyCommand {
              PortabilityCheck(root: layout.root).problems())
 
         let progress = TerminalProgress(style: style)
-        let solutions = try timed { try session(BuildMode(solutions: true), progress).grade(rubric.exercises) }
+        let solutions = try timed { try session(BuildMode(solutions: true, buildSystem: buildSystem), progress).grade(rubric.exercises) }
         progress.clear()
         // The race check is a check like the others: the solutions must earn it too.
         let raceChecked = try timed { () throws -> [ExerciseResult] in
             var results = solutions.value
-            try raceCheck(BuildMode(solutions: true), progress).apply(to: &results)
+            try raceCheck(BuildMode(solutions: true, buildSystem: buildSystem), progress).apply(to: &results)
             return results
         }
         progress.clear()
         step("every solution passes every check (\(solutions.seconds) s), the race check included (\(raceChecked.seconds) s)", solutionProblems(raceChecked.value))
         step("suites declare exactly the rubric's checks, with the titles CHECKLIST.md shows", declarationProblems(solutions.value))
 
-        let stubs = try timed { try session(BuildMode(), progress).grade(rubric.exercises) }
+        let stubs = try timed { try session(BuildMode(buildSystem: buildSystem), progress).grade(rubric.exercises) }
         progress.clear()
         step("every untouched stub scores zero, in progress, no hang, no crash (\(stubs.seconds) s)", stubProblems(stubs.value))
         try printSuiteTimes()
         #if os(Linux)
         // On a Mac the compiler itself rejects these; here only the typed syntax tree shows them.
-        let asyncChecked = try timed { try AsyncContextCheck.learnerAndSolutionBuilds(root: layout.root) }
+        let asyncChecked = try timed { try AsyncContextCheck.learnerAndSolutionBuilds(layout: layout, buildSystem: buildSystem) }
         step("no blocking call that Apple marks noasync in async code (\(asyncChecked.seconds) s)", asyncChecked.value)
         #endif
 
@@ -72,13 +74,13 @@ struct VerifyCommand {
             let environments: [[String: String]] = variant == VariantCatalog.misbehaving
                 ? VariantCatalog.misbehaviours.map { ["KATA_MISBEHAVE": $0] } : [[:]]
             for environment in environments {
-                var grading = session(BuildMode(variant: variant), progress)
+                var grading = session(BuildMode(variant: variant, buildSystem: buildSystem), progress)
                 grading.testEnvironment = environment
                 let graded = try timed { () throws -> [ExerciseResult] in
                     var results = try grading.grade(exercises)
                     // A variant whose only fault is a data race passes every other check: full
                     // points and "complete" must still be out of its reach, through the race check.
-                    try raceCheck(BuildMode(variant: variant), progress).apply(to: &results)
+                    try raceCheck(BuildMode(variant: variant, buildSystem: buildSystem), progress).apply(to: &results)
                     return results
                 }
                 progress.clear()
@@ -134,8 +136,8 @@ struct VerifyCommand {
     /// that it could not run, earn nothing, and leave the exercise incomplete.
     func raceCheckWithoutSanitizer(variant: String, exercise name: String, _ progress: any GradingProgress) throws -> [String] {
         guard let exercise = rubric.exercise(named: name) else { return ["\(name) is not in the rubric"] }
-        var results = try session(BuildMode(variant: variant), progress).grade([exercise])
-        var check = raceCheck(BuildMode(variant: variant), progress)
+        var results = try session(BuildMode(variant: variant, buildSystem: buildSystem), progress).grade([exercise])
+        var check = raceCheck(BuildMode(variant: variant, buildSystem: buildSystem), progress)
         check.commandPrefix = Self.sanitizerFault.prefix
         check.remembers = false
         try check.apply(to: &results)
@@ -162,10 +164,12 @@ struct VerifyCommand {
         let directory = layout.stateDirectory.appendingPathComponent("runs/times")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         for exercise in rubric.exercises {
-            let times = [BuildMode(solutions: true), BuildMode()].map { mode -> Double in
+            let times = [BuildMode(solutions: true, buildSystem: buildSystem), BuildMode(buildSystem: buildSystem)].map { mode -> Double in
                 let started = Date()
+                guard let products = try? TestProducts.of(mode, layout: layout) else { return 0 }
                 _ = try? ChildProcess.run(
-                    mode.testArguments(filter: SuiteRunner.filter(suitesOf: [exercise.name]), eventStream: directory.appendingPathComponent("\(exercise.name).jsonl").path),
+                    products.command(target: "\(exercise.name)Tests")
+                        + BuildMode.testOptions(filter: SuiteRunner.filter(suitesOf: [exercise.name]), eventStream: directory.appendingPathComponent("\(exercise.name).jsonl").path),
                     in: layout.root, environment: mode.environment(excluding: []),
                     outputFile: directory.appendingPathComponent("\(exercise.name).log"), deadline: exercise.deadline)
                 return Date().timeIntervalSince(started)
@@ -302,16 +306,25 @@ struct VerifyCommand {
     func supportTestProblems() throws -> [String] {
         let directory = layout.stateDirectory.appendingPathComponent("runs")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let stream = directory.appendingPathComponent("support.jsonl")
-        let log = directory.appendingPathComponent("support.log")
-        try? FileManager.default.removeItem(at: stream)
         // The maintainer's tests are built with the solutions (Package.swift, `maintainer`).
-        let mode = BuildMode(solutions: true)
-        let arguments = mode.testArguments(filter: "^(KataTestSupportTests|GraderCoreTests|BenchmarkTests|QueueOrderingSelfTests)\\.", eventStream: stream.path)
-        let termination = try ChildProcess.run(arguments, in: layout.root, environment: mode.environment(excluding: []), outputFile: log, deadline: 300)
-        let events = EventStream(contentsOf: stream)
+        let mode = BuildMode(solutions: true, buildSystem: buildSystem)
+        let products = try TestProducts.of(mode, layout: layout)
+        let targets = ["KataTestSupportTests", "GraderCoreTests", "BenchmarkTests", "QueueOrderingSelfTests"]
+        // One run of the package's test product, or one per target's own product (Swift Build).
+        let runs = products.perTarget ? targets.map { [$0] } : [targets]
+        var events = EventStream()
         var problems: [String] = []
-        if termination != .exited(0) { problems.append("the support and grader tests ended with \(termination); see \(layout.relative(log))") }
+        for (index, group) in runs.enumerated() {
+            let name = runs.count == 1 ? "support" : "support-\(index)"
+            let stream = directory.appendingPathComponent("\(name).jsonl")
+            let log = directory.appendingPathComponent("\(name).log")
+            try? FileManager.default.removeItem(at: stream)
+            let arguments = products.command(target: group[0])
+                + BuildMode.testOptions(filter: "^(" + group.joined(separator: "|") + ")\\.", eventStream: stream.path)
+            let termination = try ChildProcess.run(arguments, in: layout.root, environment: mode.environment(excluding: []), outputFile: log, deadline: 300)
+            events.merge(EventStream(contentsOf: stream))
+            if termination != .exited(0) { problems.append("the support and grader tests ended with \(termination); see \(layout.relative(log))") }
+        }
         if events.declared.isEmpty { problems.append("no support or grader tests ran") }
         for test in events.declared where events.runs[test.id]?.passed != true {
             problems.append("\(test.id): \(events.runs[test.id]?.issues.first?.message ?? "did not finish")")

@@ -19,7 +19,7 @@ struct WatchCommand {
             exercises: rubric.exercises.map(\.name), named: named?.name)
         var current = named?.name ?? firstUnfinished()
         // The race check's ThreadSanitizer build, made ahead of need while the learner works.
-        let prebuild = RaceCheckPrebuild(layout: layout, rubric: rubric)
+        let prebuild = RaceCheckPrebuild(layout: layout, rubric: rubric, buildSystem: arguments.resolvedBuildSystem)
         defer { prebuild.stop() }
         show(regradeOrExplain(current, style: style), style: style)
         if arguments.raceCheck { prebuild.start(current) }

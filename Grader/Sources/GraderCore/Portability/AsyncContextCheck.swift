@@ -11,8 +11,12 @@ import Synchronization
 /// Linux only (on a Mac the compiler itself reports these), and it needs the modules built.
 struct AsyncContextCheck {
     var root: URL
-    /// The build folder whose modules are checked (`.build`, `.build-solutions`).
+    /// The build folder whose modules are checked (`.build`, `.build-solutions`), for messages.
     var scratchPath: String
+    /// SwiftPM's bin folder of that build (`swift build --show-bin-path`), which the compiler
+    /// must be given as the modules were built with, or it finds each cached module twice.
+    var binPath: URL
+    var buildSystem: BuildSystem = .native
     /// Only modules with a source file under one of these folders (all when nil): the solutions'
     /// build differs from the learner's only in the exercise modules.
     var onlyFolders: [String]? = nil
@@ -22,15 +26,48 @@ struct AsyncContextCheck {
         var api: String
     }
 
-    /// `<scratch>/debug` is a symbolic link; the compiler must be given the real path, the one the
-    /// modules were built with, or it finds each cached module twice.
-    var debugDirectory: URL { root.appendingPathComponent(scratchPath).appendingPathComponent("debug").resolvingSymlinksInPath() }
+    /// Where the built modules are: the native build system keeps them in `<bin>/Modules`, Swift
+    /// Build beside the products (`<bin>/<Module>.swiftmodule`).
+    var moduleDirectory: URL { buildSystem == .native ? binPath.appendingPathComponent("Modules") : binPath }
+
+    /// The compiler's cache of the system modules: the native build's own; Swift Build builds
+    /// them as explicit modules, which an implicit `-dump-ast` cannot use, so it gets one of its
+    /// own beside them.
+    var moduleCache: URL {
+        buildSystem == .native ? binPath.appendingPathComponent("ModuleCache")
+            : root.appendingPathComponent(scratchPath).appendingPathComponent("out/kata-ast-ModuleCache")
+    }
+
+    /// Every module of the build with its source files: the native build system lists them in
+    /// `<bin>/<Module>.build/sources`; Swift Build in `<scratch>/out/Intermediates.noindex/
+    /// <Package>.build/<Configuration>/<Module>.build/Objects-normal/<arch>/<Module>.SwiftFileList`.
+    func sourceLists() -> [(name: String, list: URL)] {
+        let fm = FileManager.default
+        if buildSystem == .native {
+            let entries = (try? fm.contentsOfDirectory(atPath: binPath.path)) ?? []
+            return entries.filter { $0.hasSuffix(".build") }.sorted().map {
+                (String($0.dropLast(".build".count)), binPath.appendingPathComponent($0).appendingPathComponent("sources"))
+            }
+        }
+        let intermediates = root.appendingPathComponent(scratchPath).appendingPathComponent("out/Intermediates.noindex")
+        var lists: [(name: String, list: URL)] = []
+        for project in ((try? fm.contentsOfDirectory(atPath: intermediates.path)) ?? []).sorted() where project.hasSuffix(".build") {
+            let configuration = intermediates.appendingPathComponent(project).appendingPathComponent(binPath.lastPathComponent)
+            for folder in ((try? fm.contentsOfDirectory(atPath: configuration.path)) ?? []).sorted() where folder.hasSuffix(".build") {
+                let name = String(folder.dropLast(".build".count))
+                let objects = configuration.appendingPathComponent(folder).appendingPathComponent("Objects-normal")
+                for arch in ((try? fm.contentsOfDirectory(atPath: objects.path)) ?? []).sorted() {
+                    let list = objects.appendingPathComponent(arch).appendingPathComponent("\(name).SwiftFileList")
+                    if fm.fileExists(atPath: list.path) { lists.append((name, list)); break }
+                }
+            }
+        }
+        return lists
+    }
 
     /// Every module of the build whose sources mention both a blocking call and `async` code.
     func modules() -> [(name: String, sources: [String])] {
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: debugDirectory.path)) ?? []
-        return entries.filter { $0.hasSuffix(".build") }.sorted().compactMap { folder in
-            let list = debugDirectory.appendingPathComponent(folder).appendingPathComponent("sources")
+        sourceLists().compactMap { name, list in
             guard let text = try? String(contentsOf: list, encoding: .utf8) else { return nil }
             let sources = text.split(separator: "\n").map(String.init).filter { $0.hasSuffix(".swift") && MacPrivatePaths.isInside($0, root.path) }
             let code = sources.compactMap { try? String(contentsOf: URL(fileURLWithPath: $0), encoding: .utf8) }.joined()
@@ -38,16 +75,20 @@ struct AsyncContextCheck {
             guard !sources.isEmpty,
                   code.contains("async") || code.contains("await"),
                   code.contains(".wait(") || code.contains(".lock(") || code.contains(".unlock(") || code.contains("pthread_") else { return nil }
-            return (String(folder.dropLast(".build".count)), sources)
+            return (name, sources)
         }
     }
 
     /// The learner's build (`.build`: every module) and the solutions' (its exercise modules and
     /// the maintainer's tests, which only it builds), as verify leaves them.
-    static func learnerAndSolutionBuilds(root: URL) throws -> [String] {
-        let learner = try AsyncContextCheck(root: root, scratchPath: ".build").problems()
-        let solutions = try AsyncContextCheck(
-            root: root, scratchPath: ".build-solutions",
+    static func learnerAndSolutionBuilds(layout: KataLayout, buildSystem: BuildSystem) throws -> [String] {
+        func check(_ mode: BuildMode, onlyFolders: [String]? = nil) throws -> AsyncContextCheck {
+            AsyncContextCheck(root: layout.root, scratchPath: mode.scratchPath,
+                              binPath: try SwiftPMFacts(layout: layout).binPath(for: mode), buildSystem: buildSystem, onlyFolders: onlyFolders)
+        }
+        let learner = try check(BuildMode(buildSystem: buildSystem)).problems()
+        let solutions = try check(
+            BuildMode(solutions: true, buildSystem: buildSystem),
             onlyFolders: ["Solutions", "Grader/Tests", "Benchmarks/Tests", "Tests/KataTestSupportTests", "Tests/QueueOrderingSelfTests"]).problems()
         return learner + solutions.filter { !learner.contains($0) }
     }
@@ -62,6 +103,10 @@ struct AsyncContextCheck {
 
     /// Every module's findings; the compilers run side by side, one per core.
     func findings() throws -> [Finding] {
+        // Fail closed: a build whose modules cannot be found was not checked.
+        guard !sourceLists().isEmpty else {
+            throw GraderError.cannotRun("found no module of \(scratchPath) (\(buildSystem.rawValue) build system) to check: build it first")
+        }
         let modules = modules()
         let results = Mutex([Int: Result<[Finding], any Error>]())
         DispatchQueue.concurrentPerform(iterations: modules.count) { index in
@@ -86,8 +131,8 @@ struct AsyncContextCheck {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         let library = sources.contains { $0.hasSuffix("/main.swift") } ? [] : ["-parse-as-library"]
         process.arguments = ["swiftc", "-dump-ast", "-module-name", module] + library + sources + [
-            "-I", debugDirectory.appendingPathComponent("Modules").path,
-            "-module-cache-path", debugDirectory.appendingPathComponent("ModuleCache").path,
+            "-I", moduleDirectory.path,
+            "-module-cache-path", moduleCache.path,
             "-swift-version", "6", "-enable-testing", "-DSWIFT_PACKAGE", "-DDEBUG",
             "-package-name", root.lastPathComponent.lowercased(),
         ]

@@ -144,7 +144,13 @@ public enum ChildProcess {
         posix_spawn_file_actions_adddup2(&fileActions, output, 1)
         posix_spawn_file_actions_adddup2(&fileActions, output, 2)
         posix_spawn_file_actions_addopen(&fileActions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
+        // The grader ignores SIGINT, SIGTERM and SIGHUP (`Interrupt` handles them), and an ignored
+        // signal stays ignored across exec: a child gets their default actions back.
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for number in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&defaults, number) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF))
         posix_spawnattr_setpgroup(&attributes, 0)
 
         var env = ProcessInfo.processInfo.environment

@@ -18,11 +18,11 @@ public struct SilentProgress: GradingProgress {
 
 /// One grading run: build, then every selected exercise's suite.
 ///
-/// The suites run together in one process, in parallel, as `swift test` runs them: that is the
-/// fast path, and what a correct solution or an untouched stub takes. Only when that process
-/// dies, hangs, exits early or floods its output are the checks left without a result run
-/// again one at a time, exercise by exercise, so that the check to blame is known and the
-/// others still count.
+/// The suites run together, in parallel, as `swift test` runs them (in one process with the native
+/// build system, in one process per suite with Swift Build: `runTogether`): that is the fast path,
+/// and what a correct solution or an untouched stub takes. Only when a process dies, hangs, exits
+/// early or floods its output are the checks left without a result run again one at a time,
+/// exercise by exercise, so that the check to blame is known and the others still count.
 public struct GradingSession {
     public var layout: KataLayout
     public var rubric: Rubric
@@ -35,6 +35,8 @@ public struct GradingSession {
     public var testEnvironment: [String: String] = [:]
     /// Replaces the test binary; for the grader's own tests.
     var testCommand: [String]?
+    /// Replaces the test products SwiftPM names; for the grader's own tests.
+    var testProducts: TestProducts?
     /// Output after which a suite run is stopped.
     public var outputLimit = ChildLimits(deadline: 0).outputLimit
     /// ThreadSanitizer's report folders get names that only quoting survives (verify's proof).
@@ -126,12 +128,12 @@ public struct GradingSession {
     func gradeOnce(_ exercises: [Rubric.Exercise], excluded: [String]) throws -> [String: (run: SuiteRun, seconds: Double)] {
         let runner = SuiteRunner(layout: layout, mode: mode, excluded: excluded, workDirectory: workDirectory,
                                  progress: progress, environment: testEnvironment, testCommand: testCommand,
-                                 outputLimit: outputLimit, awkwardReportPath: awkwardReportPath, commandPrefix: commandPrefix)
-        let together = try runner.run(
-            name: "all", filter: SuiteRunner.filter(suitesOf: exercises.map(\.name)), parallel: true,
-            deadline: exercises.map(deadline).max() ?? Rubric.defaultTimeoutSeconds)
+                                 outputLimit: outputLimit, awkwardReportPath: awkwardReportPath, commandPrefix: commandPrefix,
+                                 products: testCommand == nil ? try testProducts ?? TestProducts.of(mode, layout: layout) : nil)
+        let runsTogether = try runTogether(exercises, runner: runner)
         var outcomes: [String: (run: SuiteRun, seconds: Double)] = [:]
         for exercise in exercises {
+            guard let together = runsTogether[exercise.name] else { continue }
             var run = together
             run.stream = together.stream.restricted(toIDsWithPrefix: "\(exercise.name)Tests.")
             if together.termination.isNormal { run.termination = .exited(0) }
@@ -164,7 +166,7 @@ public struct GradingSession {
         var skipped: [String] = []
         let started = Date()
         while true {
-            let run = try runner.run(name: exercise.name, filter: filter, skipping: skipped, parallel: false, deadline: deadline(exercise))
+            let run = try runner.run(name: exercise.name, filter: filter, target: "\(exercise.name)Tests", skipping: skipped, parallel: false, deadline: deadline(exercise))
             if merged == nil { merged = run } else {
                 merged?.stream.merge(run.stream)
                 merged?.sanitizerText += run.sanitizerText

@@ -55,7 +55,7 @@ struct RaceCheck {
                             "\(unknown.joined(separator: "、")) 的其他检查都已通过，正在用 ThreadSanitizer 检查数据竞争…"))
             var session = GradingSession(
                 layout: layout, rubric: rubric,
-                mode: BuildMode(solutions: mode.solutions, sanitize: true, variant: mode.variant), progress: progress)
+                mode: mode.sanitized, progress: progress)
             session.awkwardReportPath = awkwardReportPath
             session.testEnvironment = testEnvironment
             session.commandPrefix = commandPrefix

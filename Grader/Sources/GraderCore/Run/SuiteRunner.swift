@@ -34,13 +34,18 @@ struct SuiteRunner {
     static let awkwardSuffix = " 学习, a:b"
     /// Runs the test command through this (verify's faults: a limited address space).
     var commandPrefix: [String] = []
+    /// The test binaries (needed unless `testCommand` replaces them).
+    var products: TestProducts?
 
     /// How long a process may linger after its run ended.
     static let lingerSeconds = 1.5
 
     /// Runs the tests that `filter` selects (a regular expression over test ids), leaving out the
-    /// ids in `skipping`. `name` names the files in `.kata/runs/`.
-    func run(name: String, filter: String, skipping: [String] = [], parallel: Bool, deadline: Double) throws -> SuiteRun {
+    /// ids in `skipping`. `name` names the files in `.kata/runs/`. `target` is the test target
+    /// whose product runs when each target has its own (Swift Build); the native build system's
+    /// one product holds every target.
+    func run(name: String, filter: String, target: String = "", skipping: [String] = [], parallel: Bool, deadline: Double) throws -> SuiteRun {
+        guard let command = testCommand ?? products?.command(target: target) else { throw GraderError.cannotRun("no test binary to run") }
         let streamFile = workDirectory.appendingPathComponent("\(name).jsonl")
         let outputFile = workDirectory.appendingPathComponent("\(name).log")
         let tsanDirectory = workDirectory.appendingPathComponent("tsan-\(name)" + (awkwardReportPath ? Self.awkwardSuffix : ""))
@@ -60,7 +65,7 @@ struct SuiteRunner {
         }
         let tail = EventStreamTail(url: streamFile)
         let termination = try ChildProcess.run(
-            commandPrefix + (testCommand ?? mode.testCommand) + BuildMode.testOptions(filter: filter, eventStream: streamFile.path, parallel: parallel, skipping: skipping),
+            commandPrefix + command + BuildMode.testOptions(filter: filter, eventStream: streamFile.path, parallel: parallel, skipping: skipping),
             in: layout.root, environment: environment, outputFile: outputFile,
             limits: ChildLimits(deadline: deadline, outputLimit: outputLimit)
         ) {
@@ -73,7 +78,7 @@ struct SuiteRunner {
         // A sanitized run that never started is the race check's to explain ("ThreadSanitizer
         // could not start"): its exercises read "race check could not run", the rest still counts.
         if !stream.runStarted, termination.endedByItself, !mode.sanitize {
-            throw RunNotStarted.error(termination, command: testCommand ?? mode.testCommand, log: outputFile, layout: layout)
+            throw RunNotStarted.error(termination, command: command, log: outputFile, layout: layout)
         }
         var ending = termination
         if case .exited(let code) = termination, code != 0, let signal = Self.signalReportedBySwiftTest(in: outputFile) {

@@ -12,21 +12,24 @@ import Synchronization
 final class RaceCheckPrebuild: Sendable {
     let layout: KataLayout
     let rubric: Rubric
+    /// The learner's build system: the race check builds with it.
+    let buildSystem: BuildSystem
     /// Exercises whose prebuild has started in this watch session.
     private let started = Mutex(Set<String>())
     private let stopping = Mutex(false)
     private let running = Mutex(0)
 
-    init(layout: KataLayout, rubric: Rubric) {
+    init(layout: KataLayout, rubric: Rubric, buildSystem: BuildSystem) {
         self.layout = layout
         self.rubric = rubric
+        self.buildSystem = buildSystem
     }
 
     /// Starts the prebuild for `exercise` unless it has been started already in this session.
     func start(_ exercise: String) {
         let isNew = started.withLock { $0.insert(exercise).inserted }
         guard isNew, !stopping.withLock({ $0 }) else { return }
-        let mode = BuildMode(sanitize: true)
+        let mode = BuildMode(sanitize: true, buildSystem: buildSystem)
         let excluded = rubric.exercises.map(\.name).filter { $0 != exercise }
         let log = layout.stateDirectory.appendingPathComponent("runs/prebuild-tsan.log")
         try? FileManager.default.createDirectory(at: log.deletingLastPathComponent(), withIntermediateDirectories: true)
