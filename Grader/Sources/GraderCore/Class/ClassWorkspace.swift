@@ -14,6 +14,22 @@ struct ClassWorkspace {
     /// student), the grader's state and everything hidden (build folders, git).
     static let notCopied: Set<String> = ["Exercises"]
 
+    /// Builds the workspace once with the course's own exercises, plainly and (when the race
+    /// check will run) under ThreadSanitizer, the two ways the grader builds: the students after
+    /// it rebuild only their own exercises. The grader's build deadline is for a learner's
+    /// incremental build; a cold build of the whole course on a busy machine can pass it, so it
+    /// is done here, within the class's deadline for one copy. Returns the steps that failed.
+    func warm(sanitized: Bool, deadline: Double, log: URL) throws -> [String] {
+        try FolderMirror.sync(course.root, to: root) { name in name.hasPrefix(".") }
+        var failed: [String] = []
+        for mode in [BuildMode()] + (sanitized ? [BuildMode(sanitize: true)] : []) {
+            let termination = try ChildProcess.run(mode.buildArguments, in: root, environment: mode.environment(excluding: []),
+                                                   outputFile: log, deadline: deadline)
+            if termination != .exited(0) { failed.append(mode.buildArguments.joined(separator: " ") + " (\(termination))") }
+        }
+        return failed
+    }
+
     /// Fills the workspace for `student`: the course as it is, then each exercise from the
     /// student's copy (the course's stub for an exercise the student does not have).
     /// Returns the exercises the student's copy lacks.

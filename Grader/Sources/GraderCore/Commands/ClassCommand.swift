@@ -31,9 +31,12 @@ struct ClassCommand {
             let thread = Thread {
                 defer { group.leave() }
                 let workspace = ClassWorkspace(course: layout, root: work.appendingPathComponent("job-\(job + 1)"), rubric: rubric)
+                warm(workspace, name: "job-\(job + 1)", deadline: deadline, log: work.appendingPathComponent("job-\(job + 1)-build.log"))
                 while !Interrupt.requested, let index = next.take(below: students.count) {
-                    let grade = grade(students[index], in: workspace, grader: grader, deadline: deadline,
+                    let started = Date()
+                    var grade = grade(students[index], in: workspace, grader: grader, deadline: deadline,
                                       log: work.appendingPathComponent("job-\(job + 1).log"))
+                    grade.seconds = Date().timeIntervalSince(started)
                     results.set(index, grade)
                     print(line(for: grade, done: results.filled, of: students.count))
                     Style.flush()
@@ -60,15 +63,24 @@ struct ClassCommand {
         return grades.allSatisfy { $0.report != nil } ? 0 : 1
     }
 
+    /// The first build of a job's copy of the course, with the course's own exercises.
+    func warm(_ workspace: ClassWorkspace, name: String, deadline: Double, log: URL) {
+        let started = Date()
+        print(L("\(name): building the course once (plain\(arguments.raceCheck ? " and under ThreadSanitizer" : ""); later copies rebuild only their exercises)…",
+                "\(name)：先把课程构建一次（普通构建\(arguments.raceCheck ? "和 ThreadSanitizer 构建" : "")；之后的副本只重新构建各自的练习）…"))
+        Style.flush()
+        let failed = (try? workspace.warm(sanitized: arguments.raceCheck && !arguments.sanitize, deadline: deadline, log: log)) ?? ["the copy of the course"]
+        print(L("\(name): built in \(Int(Date().timeIntervalSince(started).rounded())) s", "\(name)：构建用了 \(Int(Date().timeIntervalSince(started).rounded())) 秒")
+              + (failed.isEmpty ? "" : L("; failed: ", "；失败：") + failed.joined(separator: "; ") + L(" (see \(layout.relative(log)))", "（见 \(layout.relative(log))）")))
+        Style.flush()
+    }
+
     /// Grades one copy: fills the workspace, runs this grader there with `--json` and the
     /// options given, and reads its report.
     func grade(_ student: StudentCopy, in workspace: ClassWorkspace, grader: String, deadline: Double, log: URL) -> StudentGrade {
-        let started = Date()
         var result = StudentGrade(student: student, report: nil, note: nil, modifiedFiles: [], missingExercises: [], seconds: 0)
-        defer { result.seconds = Date().timeIntervalSince(started) }
         guard FolderMirror.isDirectory(student.root.appendingPathComponent("Exercises")) else {
             result.note = L("not graded: \(student.root.path) has no Exercises/ folder", "未评分：\(student.root.path) 里没有 Exercises/ 文件夹")
-            result.seconds = Date().timeIntervalSince(started)
             return result
         }
         result.modifiedFiles = student.modifiedCourseFiles(comparedWith: layout)
@@ -103,7 +115,7 @@ struct ClassCommand {
         case .interrupted:
             result.note = L("not graded: interrupted", "未评分：被中断")
         default:
-            result.note = L("not graded: the grader could not run (\(termination)): ", "未评分：评分程序无法运行（\(termination)）：") + lastLine(of: log)
+            result.note = L("not graded: the grader could not run (\(Self.describe(termination))): ", "未评分：评分程序无法运行（\(Self.describe(termination))）：") + lastLine(of: log)
         }
         return result
     }
@@ -134,9 +146,19 @@ struct ClassCommand {
         return "[\(done)/\(total)] \(grade.student.name): \(outcome) (\(Int(grade.seconds.rounded())) s)" + (note.isEmpty ? "" : ": \(note)")
     }
 
+    static func describe(_ termination: Termination) -> String {
+        switch termination {
+        case .exited(let code), .exitedEarly(let code): L("exit status \(code)", "退出码 \(code)")
+        case .signalled(let signal): L("signal \(signal)", "信号 \(signal)")
+        default: "\(termination)"
+        }
+    }
+
+    /// The grader's own last word in its log (its error), not a build's progress line.
     func lastLine(of log: URL) -> String {
         let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-        return text.split(separator: "\n").last.map(String.init) ?? ""
+        let lines = text.split(separator: "\n").map(String.init)
+        return lines.last { $0.hasPrefix("grader:") } ?? lines.last { !$0.hasPrefix("[") } ?? ""
     }
 }
 
