@@ -22,9 +22,11 @@ Exit status: 0 when grading ran (the score is in result.json, whatever it is); 1
 not run (no toolchain, the course could not be fetched, the grader itself failed to build): the
 runner then posts an error and leaves the submission's Release unchanged.
 
-Timing: Classroom 50 stops a grade job after 15 minutes. A cold build and a full grade (the race
-check builds the course a second time under ThreadSanitizer) took about TIMING_SEE_README here;
-GRADER_OPTIONS can add --no-race-check, which leaves the race check's points unearned.
+Timing: Classroom 50 stops a grade job after 15 minutes, and every submission starts from a cold
+build (the race check builds the course a second time, under ThreadSanitizer): see the README's
+"Timings measured here". GRADER_OPTIONS can add --no-race-check, which leaves the race check's
+points unearned, or name the exercises of this assignment (e.g. "ThreadSafeDictionary
+AsyncOperation"), which builds and grades only those.
 """
 
 import datetime
