@@ -14,6 +14,8 @@ public struct Arguments: Equatable, Sendable {
         case verify
         case watch
         case bench
+        /// `class DIR...`: grade many students' copies (instructors).
+        case classGrade([String])
         case help
     }
 
@@ -27,6 +29,16 @@ public struct Arguments: Equatable, Sendable {
     public var junitFile: String?
     public var markdownFile: String?
     public var classroomFile: String?
+    /// `--classroom50 FILE`: Classroom 50's result.json.
+    public var classroom50File: String?
+    /// `--gradescope FILE`: Gradescope's results.json.
+    public var gradescopeFile: String?
+    /// `class --csv FILE`: points per student and exercise.
+    public var csvFile: String?
+    /// `class --jobs N`: students graded at once (nil: one per two cores).
+    public var jobs: Int?
+    /// `class --deadline SECONDS`: the most one student's grading may take.
+    public var deadline: Double?
     /// Skip the ThreadSanitizer check that stands between "every check passes" and "complete".
     public var raceCheck = true
     /// Refuse instead of waiting when another grader is running in this clone.
@@ -70,6 +82,17 @@ public struct Arguments: Equatable, Sendable {
       swift run grader bench [exercise ...]       measure your finished code against the classic alternatives
                                                   (--quick: a few seconds; --json FILE; --svg FILE: a chart)
 
+    INSTRUCTORS
+      swift run grader class DIR... --csv FILE    grade many students' copies of the course, one per
+                                                  folder, each in a clean copy of this course (their
+                                                  edited tests or grader count for nothing); writes
+                                                  points per student and exercise to FILE and a
+                                                  summary (--markdown FILE; default FILE.md) of the
+                                                  checks the class fails most, with copied-solution
+                                                  and modified-file flags. --jobs N: students at once
+                                                  (default: one per two cores); --deadline SECONDS:
+                                                  the most one student may take (default 1800)
+
     OPTIONS
       --solutions        grade Solutions/ instead of Exercises/ (maintainers; must give full marks)
       --variant NAME     grade the wrong implementations in Grader/Variants/<Exercise>/NAME/
@@ -80,7 +103,9 @@ public struct Arguments: Equatable, Sendable {
       --json FILE        write the results as JSON (schema in README.md)
       --junit FILE       write the results as JUnit XML
       --markdown FILE    write the results as a Markdown table (for a CI job summary)
-      --classroom FILE   write GitHub Classroom's runner result (partial credit per check)
+      --classroom50 FILE write Classroom 50's result.json (classroom50/result/v1)
+      --gradescope FILE  write Gradescope's results.json
+      --classroom FILE   write GitHub Classroom's runner result (legacy: GitHub Classroom is sunset)
       --no-race-check    do not run ThreadSanitizer before calling an exercise complete
       --no-wait          exit 2 at once if another grader is running in this clone
       --build-system native|swiftbuild
@@ -201,6 +226,15 @@ public struct Arguments: Equatable, Sendable {
             case "--junit": arguments.junitFile = try value(word)
             case "--markdown": arguments.markdownFile = try value(word)
             case "--classroom": arguments.classroomFile = try value(word)
+            case "--classroom50": arguments.classroom50File = try value(word)
+            case "--gradescope": arguments.gradescopeFile = try value(word)
+            case "--csv": arguments.csvFile = try value(word)
+            case "--jobs":
+                guard let count = Int(try value(word)), count >= 1 else { throw GraderError.badArguments(L("--jobs takes a whole number of at least 1", "--jobs 需要一个不小于 1 的整数")) }
+                arguments.jobs = count
+            case "--deadline":
+                guard let seconds = Double(try value(word)), seconds > 0 else { throw GraderError.badArguments(L("--deadline takes a number of seconds above 0", "--deadline 需要一个大于 0 的秒数")) }
+                arguments.deadline = seconds
             case "--svg": arguments.svgFile = try value(word)
             case "--stamp": arguments.stamp = try value(word)
             case "--add-messages": arguments.addMessages = true
@@ -244,6 +278,10 @@ public struct Arguments: Equatable, Sendable {
         case "bench":
             arguments.command = .bench
             arguments.exercises = Array(positional.dropFirst())
+        case "class":
+            guard positional.count >= 2 else { throw GraderError.badArguments(L("class takes the folders of the students' copies", "class 需要学生副本所在的文件夹")) }
+            guard arguments.csvFile != nil else { throw GraderError.badArguments(L("class needs --csv FILE", "class 需要 --csv FILE")) }
+            arguments.command = .classGrade(Array(positional.dropFirst()))
         default: arguments.exercises = positional
         }
         return arguments

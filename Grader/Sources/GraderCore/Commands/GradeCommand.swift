@@ -102,5 +102,7 @@ struct GradeCommand {
         try write(Data(JUnitReport.render(report).utf8), to: arguments.junitFile)
         try write(Data(MarkdownReport.render(report).utf8), to: arguments.markdownFile)
         try write(ClassroomReport.encode(report), to: arguments.classroomFile)
+        try write(Classroom50Report.encode(report), to: arguments.classroom50File)
+        try write(GradescopeReport.encode(report), to: arguments.gradescopeFile)
     }
 }

@@ -32,7 +32,7 @@ public enum GraderApp {
             // takes it for each re-grade, so a grader started by hand meanwhile still runs).
             var lock: GradingLock?
             switch arguments.command {
-            case .grade, .verify, .reset, .bench: lock = try takeLock(layout: layout, wait: arguments.wait)
+            case .grade, .verify, .reset, .bench, .classGrade: lock = try takeLock(layout: layout, wait: arguments.wait)
             default: break
             }
             defer { lock?.release() }
@@ -56,19 +56,30 @@ public enum GraderApp {
             case .verify: return try VerifyCommand(layout: layout, rubric: rubric, buildSystem: arguments.resolvedBuildSystem).run()
             case .watch: return try WatchCommand(layout: layout, rubric: rubric, arguments: arguments).run()
             case .bench: return try BenchCommand(layout: layout, rubric: rubric, arguments: arguments).run()
+            case .classGrade(let folders): return try ClassCommand(layout: layout, rubric: rubric, arguments: arguments, folders: folders).run()
             case .help: return 0
             }
         } catch let error as GraderError {
             printError("grader: \(error)")
-            if let file = arguments.classroomFile, case .grade = arguments.command,
-               let data = try? ClassroomReport.error(error.description, maxScore: 0) {
-                try? data.write(to: URL(fileURLWithPath: file), options: .atomic)
-            }
+            if case .grade = arguments.command { writeErrorReports(error.description, arguments: arguments, layout: layout) }
             return 2
         } catch {
             printError("grader: \(error)")
+            if case .grade = arguments.command { writeErrorReports(error.localizedDescription, arguments: arguments, layout: layout) }
             return 2
         }
+    }
+
+    /// The platforms' results when grading could not run: each says why and gives no points.
+    static func writeErrorReports(_ message: String, arguments: Arguments, layout: KataLayout) {
+        let total = (try? Rubric.load(from: layout.rubricFile))?.totalPoints ?? 0
+        func write(_ data: Data?, to path: String?) {
+            guard let path, let data else { return }
+            try? data.write(to: URL(fileURLWithPath: path), options: .atomic)
+        }
+        write(try? ClassroomReport.error(message, maxScore: 0), to: arguments.classroomFile)
+        write(try? Classroom50Report.error(message, maxScore: total), to: arguments.classroom50File)
+        write(try? GradescopeReport.error(message, maxScore: total), to: arguments.gradescopeFile)
     }
 
     /// The clone's grading lock; waits (saying so) for another grader unless told not to.
