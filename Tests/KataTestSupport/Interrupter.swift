@@ -42,7 +42,12 @@ public enum Interrupter {
         let intruderStopped = Atomic<Bool>(false)
         let victimWaits = Atomic<Bool>(false)
         let end = DispatchTime.now() + seconds
-        let returned = ThreadGang.run(2, seconds: seconds + 1, in: place) { index in
+        // Progress is every call the victim makes and every interruption: on a busy machine the
+        // loop itself may take longer than the quiet spell, which is not a deadlock.
+        let returned = ThreadGang.run(
+            2, seconds: seconds + 1, in: place,
+            progress: { reached.load(ordering: .relaxed) + acted.load(ordering: .relaxed) }
+        ) { index in
             if index == 0 {
                 victimThread.publish()
                 while !intruderStarted.load(ordering: .acquiring) {}
