@@ -197,8 +197,8 @@ public struct ExerciseResult: Equatable, Sendable {
         case .couldNotRun(let reason):
             checks[index].passed = false
             checks[index].earned = 0
-            checks[index].message = L("The race check could not run: \(reason). It earns no points until ThreadSanitizer runs and its report is read; grade again, and if this stays, run swift run grader \(name) --sanitize to see its log.",
-                                      "数据竞争检查无法运行：\(reason)。在 ThreadSanitizer 运行并读到它的报告之前，这项不得分；请再评一次分，如果一直这样，运行 swift run grader \(name) --sanitize 查看日志。")
+            checks[index].message = L("The race check could not run: \(reason). It earns no points until ThreadSanitizer runs and its report is read; grade again, and if this stays, run swift run grader \(name) --sanitize --verbose to see its log.",
+                                      "数据竞争检查无法运行：\(reason)。在 ThreadSanitizer 运行并读到它的报告之前，这项不得分；请再评一次分，如果一直这样，运行 swift run grader \(name) --sanitize --verbose 查看日志。")
             if case .lookingForRaces = status { status = .raceCheckCouldNotRun(reason: reason) }
         }
     }
