@@ -119,6 +119,21 @@ struct PortabilityTests {
         #expect(problems.allSatisfy { $0.hasPrefix("Tests/A/Bare.swift:") })
     }
 
+    @Test("The driver's printed job is split as a shell would: quotes, escapes, a path with spaces, a comma and Chinese")
+    func driverJobWords() {
+        #expect(FrontendCommand.words(#"/usr/bin/swift-frontend -frontend -primary-file '/tmp/a b, 学/x y.swift' -I "q \"r\"" s\ t"#)
+                == ["/usr/bin/swift-frontend", "-frontend", "-primary-file", "/tmp/a b, 学/x y.swift", "-I", #"q "r""#, "s t"])
+        #expect(FrontendCommand.words("a 'b") == nil)
+    }
+
+    @Test("Only a file that names wait, lock, unlock or a pthread function is type-checked in full")
+    func blockingCallNames() {
+        #expect(AsyncContextCheck.mentionsBlockingCall("semaphore.wait()"))
+        #expect(AsyncContextCheck.mentionsBlockingCall("let f = lock.lock"))
+        #expect(AsyncContextCheck.mentionsBlockingCall("pthread_mutex_lock(&m)"))
+        #expect(!AsyncContextCheck.mentionsBlockingCall("state.withLock { $0 += 1 }; let l = NSLock(); waitForIt(); unlocked = true"))
+    }
+
     /// (`NSLock.lock()` in async code is an error on Linux too: corelibs marks it `noasync`.)
     @Test("A blocking call Apple marks noasync is found in async code, not in a synchronous closure inside it")
     func noasyncCalls() throws {
