@@ -56,8 +56,21 @@ let exercisesWithSuiteModel = allExercisesWithSuiteModel.filter { !excluded.cont
 
 /// `KATA_VARIANT=<Name>`: build each exercise from `Grader/Variants/<Exercise>/<Name>/`, one of the
 /// wrong implementations `grader verify` grades to prove the suites' caps (the grader leaves out,
-/// with `KATA_EXCLUDE`, the exercises that have no such variant).
+/// with `KATA_EXCLUDE`, the exercises that have no such variant). `KATA_VARIANT=A=X,B=Y`: exercise
+/// A from its variant X, B from its Y (one of verify's rounds); an exercise not named, its stub.
 let variant = Context.environment["KATA_VARIANT"].flatMap { $0.isEmpty ? nil : $0 }
+let variantsByExercise: [String: String] = Dictionary(
+    (variant ?? "").split(separator: ",").compactMap { pair -> (String, String)? in
+        let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
+        return parts.count == 2 ? (parts[0], parts[1]) : nil
+    }, uniquingKeysWith: { first, _ in first })
+
+/// The variant an exercise is built from, if any.
+func variantFolder(of name: String) -> String? {
+    guard let variant else { return nil }
+    if variantsByExercise.isEmpty { return variant }
+    return variantsByExercise[name]
+}
 
 /// `KATA_BENCH=1` (what `grader bench` sets, with its own scratch path): add the benchmark
 /// executables, which link the learner's exercise modules; see `Benchmarks/`.
@@ -75,8 +88,8 @@ let learnerDocuments = ["README.md", "HINTS.md", "README.zh-Hans.md", "HINTS.zh-
 
 func exerciseTarget(_ name: String) -> Target {
     let given: [Target.Dependency] = exercisesWithGivenCode.contains(name) ? [.target(name: "\(name)Given")] : []
-    if let variant {
-        return .target(name: name, dependencies: given + ["KataTripwire"], path: "Grader/Variants/\(name)/\(variant)")
+    if let own = variantFolder(of: name) {
+        return .target(name: name, dependencies: given + ["KataTripwire"], path: "Grader/Variants/\(name)/\(own)")
     }
     return useSolutions
         ? .target(name: name, dependencies: given, path: "Solutions/\(name)")
@@ -114,12 +127,20 @@ let raceCanarySettings: [SwiftSetting] = Context.environment["KATA_RACE_CANARY"]
 /// never run by a learner's plain `swift test`.
 let maintainer = useSolutions || Context.environment["KATA_MAINTAINER"] == "1"
 
+/// `KATA_SUITES_ONLY=1` (what the grader sets for the builds that only run suites: its
+/// ThreadSanitizer builds and verify's variants, each in a build folder of its own): leave out
+/// the grader, the maintainer's tests and what only they use, which such a build would otherwise
+/// compile once more (with ThreadSanitizer, for the race check).
+let suitesOnly = Context.environment["KATA_SUITES_ONLY"] == "1"
+/// The maintainer's own tests, unless the build only runs suites.
+let maintainerTestsBuilt = maintainer && !suitesOnly
+
 /// The suite's model, and for maintainers its self-tests. The model runs the deadlocking given
 /// code in exit tests, hence KataTestSupport (and Swift Testing).
 func suiteModelTargets(_ name: String) -> [Target] {
     [
         .target(name: "\(name)Model", dependencies: [.target(name: "\(name)Given"), "KataTestSupport"], path: "Tests/\(name)Model"),
-    ] + (maintainer ? [
+    ] + (maintainerTestsBuilt ? [
         .testTarget(name: "\(name)SelfTests", dependencies: [.target(name: "\(name)Model"), .target(name: "\(name)Given")], path: "Tests/\(name)SelfTests"),
     ] : [])
 }
@@ -167,6 +188,13 @@ let modelTargets: [Target] = modelMode ? [
         swiftSettings: [.define("KATA_MODEL")])
 } : []
 
+let graderTargets: [Target] = suitesOnly ? [] : [
+    // The grader: scores the suites; its rubric is Grader/rubric.json.
+    .target(name: "GraderCore", dependencies: ["KataBench"], path: "Grader/Sources/GraderCore"),
+    .executableTarget(name: "grader", dependencies: ["GraderCore"], path: "Grader/Sources/grader"),
+]
+let usesKataBench = !suitesOnly || !benchmarks.isEmpty
+
 let package = Package(
     name: "ConcurrencyKata",
     // Without this, SwiftPM builds for macOS 10.13, where async functions, actors and Swift Testing
@@ -174,21 +202,19 @@ let package = Package(
     // loses anything by it (developer.apple.com/xcode/system-requirements), and `Mutex` (macOS 15)
     // may be used everywhere.
     platforms: [.macOS(.v15)],
-    products: [
+    products: (suitesOnly ? [] : [
         .executable(name: "grader", targets: ["grader"]),
-    ] + benchmarks.map { .executable(name: "bench-\($0)", targets: ["bench-\($0)"]) },
+    ]) + benchmarks.map { .executable(name: "bench-\($0)", targets: ["bench-\($0)"]) },
     targets: exercises.map(exerciseTarget) + exercises.map(exerciseSuite) + exercisesWithGivenCode.map(givenTarget)
         + exercisesWithSuiteModel.flatMap(suiteModelTargets) + [
         // What every suite uses: start barriers, deadlines, meters, exit-test reports.
         .target(name: "KataTestSupport", path: "Tests/KataTestSupport", swiftSettings: raceCanarySettings),
-        // The grader: scores the suites; its rubric is Grader/rubric.json.
-        .target(name: "GraderCore", dependencies: ["KataBench"], path: "Grader/Sources/GraderCore"),
-        .executableTarget(name: "grader", dependencies: ["GraderCore"], path: "Grader/Sources/grader"),
+    ] + graderTargets + (usesKataBench ? [
         // The benchmarks' harness and the dictionary baselines (finished code, like Given/).
         .target(name: "KataBench", path: "Benchmarks/KataBench"),
-    ] + (maintainer || !benchmarks.isEmpty ? [
+    ] : []) + (maintainerTestsBuilt || !benchmarks.isEmpty ? [
         .target(name: "DictionaryBench", dependencies: ["KataBench"], path: "Benchmarks/DictionaryBench"),
-    ] : []) + (maintainer ? maintainerTests : []) + benchmarks.map(benchmarkExecutable) + (variant == nil ? [] : [
+    ] : []) + (maintainerTestsBuilt ? maintainerTests : []) + benchmarks.map(benchmarkExecutable) + (variant == nil ? [] : [
         // What the "exits early" variants call at each entry point.
         .target(name: "KataTripwire", path: "Grader/Variants/Tripwire"),
     ]) + modelTargets,

@@ -9,6 +9,9 @@ public struct BuildMode: Sendable, Equatable {
     /// Grade one of the wrong implementations in `Grader/Variants/<Exercise>/<variant>/`
     /// (`grader verify` does, to prove the suites' caps).
     public var variant: String?
+    /// Verify's rounds: each exercise's own variant (exercise → variant name), built together so
+    /// that one build and one run cover several exercises' variants; `variant` names the round.
+    public var variantsByExercise: [String: String] = [:]
     /// SwiftPM's build system, passed to every SwiftPM command (`--build-system`): the one the
     /// learner chose, else SwiftPM's default (`SwiftPMFacts.defaultBuildSystem`).
     public var buildSystem: BuildSystem
@@ -43,15 +46,23 @@ public struct BuildMode: Sendable, Equatable {
     /// left out of the build (not selected, or not compiling).
     public func environment(excluding excluded: [String]) -> [String: String] {
         var environment = ["KATA_SOLUTIONS": solutions ? "1" : "0", "KATA_EXCLUDE": excluded.sorted().joined(separator: ","),
-                           "KATA_VARIANT": variant ?? ""]
+                           "KATA_VARIANT": variantsByExercise.isEmpty ? variant ?? ""
+                               : variantsByExercise.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",")]
         // The race check's canary, in the ThreadSanitizer build only (its build folder is its own).
         if sanitize { environment["KATA_RACE_CANARY"] = "1" }
+        // Builds that only run suites, in folders of their own, leave the grader out (Package.swift).
+        if suitesOnly { environment["KATA_SUITES_ONLY"] = "1" }
         return environment
     }
 
+    /// A build that only runs suites: the ThreadSanitizer builds and the variants'. The learner's
+    /// and the solutions' builds keep the grader (`swift run grader`, the maintainer's tests).
+    public var suitesOnly: Bool { sanitize || variant != nil }
+
     /// Where the graded sources of `exercise` are, relative to the course.
     public func sourceFolder(of exercise: String) -> String {
-        if let variant { return "Grader/Variants/\(exercise)/\(variant)" }
+        if let own = variantsByExercise[exercise] { return "Grader/Variants/\(exercise)/\(own)" }
+        if let variant, variantsByExercise.isEmpty { return "Grader/Variants/\(exercise)/\(variant)" }
         return (solutions ? "Solutions/" : "Exercises/") + exercise
     }
 

@@ -68,31 +68,40 @@ struct VerifyCommand {
 
         let (catalog, catalogProblems) = VariantCatalog.load(layout: layout, rubric: rubric)
         step("every exercise has a Misbehaving variant, and every other variant a cap", catalogProblems)
-        for variant in catalog.names {
-            let capped = catalog.caps[variant] ?? [:]
-            let exercises = rubric.exercises.filter { capped[$0.name] != nil }
-            let environments: [[String: String]] = variant == VariantCatalog.misbehaving
-                ? VariantCatalog.misbehaviours.map { ["KATA_MISBEHAVE": $0] } : [[:]]
-            for environment in environments {
-                var grading = session(BuildMode(variant: variant, buildSystem: buildSystem), progress)
-                grading.testEnvironment = environment
-                let graded = try timed { () throws -> [ExerciseResult] in
-                    var results = try grading.grade(exercises)
-                    // A variant whose only fault is a data race passes every other check: full
-                    // points and "complete" must still be out of its reach, through the race check.
-                    try raceCheck(BuildMode(variant: variant, buildSystem: buildSystem), progress).apply(to: &results)
-                    return results
-                }
-                progress.clear()
-                let when = environment["KATA_MISBEHAVE"].map { " (\($0.replacingOccurrences(of: "-", with: " ")))" } ?? ""
-                step("variant \(variant)\(when) earns no more than its cap (\(graded.seconds) s)", capProblems(graded.value, caps: capped))
-            }
-        }
-        for (variant, exercise) in catalog.raceOnly {
-            let faulted = try timed { try raceCheckWithoutSanitizer(variant: variant, exercise: exercise, progress) }
+        // Misbehaving: every exercise's stub with a tripwire, under each misbehaviour.
+        let misbehavingCaps = catalog.caps[VariantCatalog.misbehaving] ?? [:]
+        for misbehaviour in VariantCatalog.misbehaviours {
+            let mode = BuildMode(variant: VariantCatalog.misbehaving, buildSystem: buildSystem)
+            var grading = session(mode, progress)
+            grading.testEnvironment = ["KATA_MISBEHAVE": misbehaviour]
+            let graded = try timed { try grading.grade(rubric.exercises.filter { misbehavingCaps[$0.name] != nil }) }
             progress.clear()
-            step("the race check fails closed: \(exercise)'s \(variant), ThreadSanitizer unable to start (\(Self.sanitizerFault.description)), reads \"race check could not run\" and earns nothing for it (\(faulted.seconds) s)",
-                 faulted.value)
+            step("variant \(VariantCatalog.misbehaving) (\(misbehaviour.replacingOccurrences(of: "-", with: " "))) earns no more than its cap (\(graded.seconds) s)",
+                 capProblems(graded.value, caps: misbehavingCaps))
+        }
+        // The others in rounds: each exercise's k-th variant in one build and one run.
+        for (index, round) in catalog.rounds.enumerated() {
+            var mode = BuildMode(variant: "round-\(index + 1)", buildSystem: buildSystem)
+            mode.variantsByExercise = round
+            let caps = Dictionary(uniqueKeysWithValues: round.compactMap { exercise, variant in catalog.caps[variant]?[exercise].map { (exercise, $0) } })
+            let exercises = rubric.exercises.filter { round[$0.name] != nil }
+            let graded = try timed { () throws -> [ExerciseResult] in
+                var results = try session(mode, progress).grade(exercises)
+                // A variant whose only fault is a data race passes every other check: full
+                // points and "complete" must still be out of its reach, through the race check.
+                try raceCheck(mode, progress).apply(to: &results)
+                return results
+            }
+            progress.clear()
+            let names = exercises.map { "\($0.name) \(round[$0.name] ?? "")" }.joined(separator: ", ")
+            step("variants \(names) earn no more than their caps (\(graded.seconds) s)",
+                 capProblems(graded.value, caps: caps, variants: round))
+            for (variant, exercise) in catalog.raceOnly where round[exercise] == variant {
+                let faulted = try timed { try raceCheckWithoutSanitizer(mode, exercise: exercise, graded: graded.value, progress) }
+                progress.clear()
+                step("the race check fails closed: \(exercise)'s \(variant), ThreadSanitizer unable to start (\(Self.sanitizerFault.description)), reads \"race check could not run\" and earns nothing for it (\(faulted.seconds) s)",
+                     faulted.value)
+            }
         }
         step("KataTestSupport, grader, benchmark and QueueOrdering self-tests pass", try supportTestProblems())
 
@@ -132,21 +141,25 @@ struct VerifyCommand {
         #endif
     }
 
-    /// Grades a race-only variant with ThreadSanitizer kept from starting: its race check must say
-    /// that it could not run, earn nothing, and leave the exercise incomplete.
-    func raceCheckWithoutSanitizer(variant: String, exercise name: String, _ progress: any GradingProgress) throws -> [String] {
-        guard let exercise = rubric.exercise(named: name) else { return ["\(name) is not in the rubric"] }
-        var results = try session(BuildMode(variant: variant, buildSystem: buildSystem), progress).grade([exercise])
-        var check = raceCheck(BuildMode(variant: variant, buildSystem: buildSystem), progress)
+    /// Grades a race-only variant with ThreadSanitizer kept from starting, from its round's
+    /// results (`graded`): its race check must say that it could not run, earn nothing, and leave
+    /// the exercise incomplete.
+    func raceCheckWithoutSanitizer(_ mode: BuildMode, exercise name: String, graded: [ExerciseResult], _ progress: any GradingProgress) throws -> [String] {
+        guard var result = graded.first(where: { $0.name == name }) else { return ["\(name): no result in its round"] }
+        // Its other checks passed, so the round's race check ran; the fault asks for another run.
+        result.status = .lookingForRaces
+        result.raceVerdict = nil
+        var results = [result]
+        var check = raceCheck(mode, progress)
         check.commandPrefix = Self.sanitizerFault.prefix
         check.remembers = false
         try check.apply(to: &results)
         guard let result = results.first else { return ["\(name): no result"] }
         guard case .raceCheckCouldNotRun = result.status else {
-            return ["\(name) \(variant): \(result.status.keyword), expected race_check_could_not_run"]
+            return ["\(name) \(mode.sourceFolder(of: name)): \(result.status.keyword), expected race_check_could_not_run"]
         }
         let race = result.checks.first { $0.test == Rubric.raceCheckTest }
-        return race?.earned == 0 && !result.isComplete ? [] : ["\(name) \(variant): the race check earned \(race?.earned ?? -1) points"]
+        return race?.earned == 0 && !result.isComplete ? [] : ["\(name) \(mode.sourceFolder(of: name)): the race check earned \(race?.earned ?? -1) points"]
     }
 
     func timed<T>(_ body: () throws -> T) rethrows -> (value: T, seconds: String) {
@@ -285,22 +298,26 @@ struct VerifyCommand {
 
     /// A variant earns no more than its cap and is never complete; a race-only variant's race is
     /// reported in its own files; and a race check that could not run is a fault of the tooling.
-    func capProblems(_ results: [ExerciseResult], caps: [String: VariantCatalog.Cap]) -> [String] {
+    func capProblems(_ results: [ExerciseResult], caps: [String: VariantCatalog.Cap], variants: [String: String] = [:]) -> [String] {
         results.flatMap { result -> [String] in
             guard let cap = caps[result.name] else { return [] }
-            var problems: [String] = []
-            if result.points > cap.maxPoints || result.isComplete {
-                let earned = result.checks.filter { $0.earned > 0 }.map(\.test).joined(separator: ", ")
-                problems.append("\(result.name): \(result.points) points (cap \(cap.maxPoints)), \(result.status.keyword); earned by: \(earned)")
-            }
-            if case .raceCheckCouldNotRun(let reason) = result.status { problems.append("\(result.name): the race check could not run: \(reason)") }
-            if cap.raceOnly == true {
-                if case .dataRace(let finding) = result.status, finding.file?.hasPrefix("Grader/Variants/\(result.name)/") == true {} else {
-                    problems.append("\(result.name): its only fault is a data race, but it reads \(result.status.keyword)")
-                }
-            }
-            return problems
+            return capProblems(result, cap: cap).map { problem in variants[result.name].map { "(\($0)) " + problem } ?? problem }
         }
+    }
+
+    func capProblems(_ result: ExerciseResult, cap: VariantCatalog.Cap) -> [String] {
+        var problems: [String] = []
+        if result.points > cap.maxPoints || result.isComplete {
+            let earned = result.checks.filter { $0.earned > 0 }.map(\.test).joined(separator: ", ")
+            problems.append("\(result.name): \(result.points) points (cap \(cap.maxPoints)), \(result.status.keyword); earned by: \(earned)")
+        }
+        if case .raceCheckCouldNotRun(let reason) = result.status { problems.append("\(result.name): the race check could not run: \(reason)") }
+        if cap.raceOnly == true {
+            if case .dataRace(let finding) = result.status, finding.file?.hasPrefix("Grader/Variants/\(result.name)/") == true {} else {
+                problems.append("\(result.name): its only fault is a data race, but it reads \(result.status.keyword)")
+            }
+        }
+        return problems
     }
 
     func supportTestProblems() throws -> [String] {

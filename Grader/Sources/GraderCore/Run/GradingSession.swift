@@ -23,7 +23,7 @@ public struct SilentProgress: GradingProgress {
 /// and what a correct solution or an untouched stub takes. Only when a process dies, hangs, exits
 /// early or floods its output are the checks left without a result run again one at a time,
 /// exercise by exercise, so that the check to blame is known and the others still count.
-public struct GradingSession {
+public struct GradingSession: Sendable {
     public var layout: KataLayout
     public var rubric: Rubric
     public var mode: BuildMode
@@ -132,6 +132,7 @@ public struct GradingSession {
                                  products: testCommand == nil ? try testProducts ?? TestProducts.of(mode, layout: layout) : nil)
         let runsTogether = try runTogether(exercises, runner: runner)
         var outcomes: [String: (run: SuiteRun, seconds: Double)] = [:]
+        var needingReruns: [(exercise: Rubric.Exercise, run: SuiteRun, share: Double, left: [DeclaredTest])] = []
         for exercise in exercises {
             guard let together = runsTogether[exercise.name] else { continue }
             var run = together
@@ -144,14 +145,30 @@ public struct GradingSession {
                 outcomes[exercise.name] = (run, share)
                 continue
             }
+            needingReruns.append((exercise, run, share, left))
+        }
+        // Exercises are independent: their reruns go side by side, as many as the suites' own runs
+        // (each rerun runs one check at a time).
+        let rerunsNeeded = needingReruns
+        let merged = MergedProgress(progress)
+        let reruns = Self.inParallel(rerunsNeeded.count, width: Self.parallelSuiteProcesses) { index -> Result<(SuiteRun, Double), any Error> in
+            let needed = rerunsNeeded[index]
+            var own = runner
+            own.progress = merged.part(needed.exercise.name)
+            defer { merged.ended(needed.exercise.name) }
             let rerunStarted = Date()
-            let rerun = try runBlamingOneAtATime(exercise, tests: left, runner: runner)
+            return Result { (try runBlamingOneAtATime(needed.exercise, tests: needed.left, runner: own), Date().timeIntervalSince(rerunStarted)) }
+        }
+        for (needed, outcome) in zip(rerunsNeeded, reruns) {
+            var run = needed.run
+            guard let outcome else { outcomes[needed.exercise.name] = (run, needed.share); continue }  // interrupted first
+            let (rerun, seconds) = try outcome.get()
             run.stream.merge(rerun.stream)
             run.termination = rerun.termination
             run.sanitizerText += rerun.sanitizerText
             run.missingCanaries.formUnion(rerun.missingCanaries)
             run.outputTail = rerun.outputTail
-            outcomes[exercise.name] = (run, share + Date().timeIntervalSince(rerunStarted))
+            outcomes[needed.exercise.name] = (run, needed.share + seconds)
         }
         return outcomes
     }

@@ -57,6 +57,30 @@ extension GradingSession {
     }
 }
 
+extension GradingSession {
+    /// `body(0) … body(count - 1)`, `width` at a time, each on a thread of its own; nil for an
+    /// index that never started because Ctrl-C came first.
+    static func inParallel<T: Sendable>(_ count: Int, width: Int, _ body: @escaping @Sendable (Int) -> T) -> [T?] {
+        let results = Mutex([Int: T]())
+        let next = Mutex(0)
+        let finished = DispatchGroup()
+        for _ in 0..<min(width, count) {
+            finished.enter()
+            Thread {
+                defer { finished.leave() }
+                while !Interrupt.requested {
+                    let index = next.withLock { index in defer { index += 1 }; return index }
+                    guard index < count else { return }
+                    let result = body(index)
+                    results.withLock { $0[index] = result }
+                }
+            }.start()
+        }
+        finished.wait()
+        return results.withLock { results in (0..<count).map { results[$0] } }
+    }
+}
+
 /// Live progress from processes that run side by side: each reports its own running checks,
 /// and the screen shows them all, the longest-running first.
 final class MergedProgress: Sendable {

@@ -61,6 +61,23 @@ public struct VariantCatalog: Sendable {
         }
     }
 
+    /// The variants other than `Misbehaving` in rounds, for verify: round k builds each exercise
+    /// from its k-th variant (by name), so that one build and one run cover as many exercises'
+    /// variants as can be built together (an exercise has one module per build).
+    public var rounds: [[String: String]] {
+        var byExercise: [String: [String]] = [:]
+        for (variant, exercises) in caps where variant != Self.misbehaving {
+            for exercise in exercises.keys { byExercise[exercise, default: []].append(variant) }
+        }
+        let count = byExercise.values.map(\.count).max() ?? 0
+        return (0..<count).map { round in
+            byExercise.compactMapValues { variants in
+                let sorted = variants.sorted()
+                return round < sorted.count ? sorted[round] : nil
+            }
+        }
+    }
+
     /// Variant names, `Misbehaving` first.
     public var names: [String] { caps.keys.sorted { ($0 != Self.misbehaving ? 1 : 0, $0) < ($1 != Self.misbehaving ? 1 : 0, $1) } }
 }
