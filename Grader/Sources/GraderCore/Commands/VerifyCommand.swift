@@ -59,7 +59,8 @@ struct VerifyCommand {
         let stubs = try timed { try session(BuildMode(buildSystem: buildSystem), progress).grade(rubric.exercises) }
         progress.clear()
         step("every untouched stub scores zero, in progress, no hang, no crash (\(stubs.seconds) s)", stubProblems(stubs.value))
-        try printSuiteTimes()
+        let suiteTimes = try timed { try printSuiteTimes() }
+        say("      (\(suiteTimes.seconds) s)")
         #if os(Linux)
         // On a Mac the compiler itself rejects these; here only the typed syntax tree shows them.
         let asyncChecked = try timed { try AsyncContextCheck.learnerAndSolutionBuilds(layout: layout, buildSystem: buildSystem) }
@@ -103,7 +104,8 @@ struct VerifyCommand {
                      faulted.value)
             }
         }
-        step("KataTestSupport, grader, benchmark and QueueOrdering self-tests pass", try supportTestProblems())
+        let supportTests = try timed { try supportTestProblems() }
+        step("KataTestSupport, grader, benchmark and QueueOrdering self-tests pass (\(supportTests.seconds) s)", supportTests.value)
 
         say("Took \(String(format: "%.1f", Date().timeIntervalSince(started))) s.")
         say("verify: \(passed) passed, \(failed) failed")
