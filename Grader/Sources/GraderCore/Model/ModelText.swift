@@ -64,6 +64,16 @@ enum ModelText {
                 "模型只能在它有替身的同步类型（\(ModelApplicability.twinned)）之间切换线程；其他同步会在它的调度之外运行，所以这里不给结论，也不扣分。压力检查（swift run grader \(exercise)）照常评判你的代码。")
     }
 
+    /// The grade's next step, when a stress check of an exercise the model covers fails (the
+    /// statuses that reach the "Run its suite" line: a failing check, a hang, a crash, an exit):
+    /// the command that shows an order of its threads that breaks it. The model is not run during
+    /// a grade; only named.
+    static func nextStep(_ exercise: ExerciseResult) -> [String] {
+        guard ModelApplicability.exercises.contains(exercise.name) else { return [] }
+        if case .doesNotCompile = exercise.status { return [] }
+        return [L("      Interleavings: ", "        交错执行：") + "swift run grader model \(exercise.name)"]
+    }
+
     static func scope(_ exercise: String) -> String {
         L("The model switches threads only at synchronization calls: a data race on plain memory is the race check's (swift run grader \(exercise) --sanitize).",
           "模型只在同步调用处切换线程：普通内存上的数据竞争由竞争检查负责（swift run grader \(exercise) --sanitize）。")
