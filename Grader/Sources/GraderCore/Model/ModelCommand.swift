@@ -72,7 +72,10 @@ struct ModelCommand {
         guard FileTree.isDirectory(folder) else {
             return .cannotRun(L("there is no folder \(mode.sourceFolder(of: exercise))", "没有文件夹 \(mode.sourceFolder(of: exercise))"))
         }
-        let uses = ModelApplicability.uses(in: folder, exercise: exercise)
+        // Named from the course's root, as the compiler's errors are.
+        let uses = ModelApplicability.uses(in: folder, exercise: exercise).map { use in
+            ModelApplicability.Use(what: use.what, file: mode.sourceFolder(of: exercise) + "/" + use.file, line: use.line)
+        }
         if !uses.isEmpty { return .notApplicable(uses) }
         do {
             try FileManager.default.createDirectory(at: layout.stateDirectory, withIntermediateDirectories: true)
@@ -100,7 +103,9 @@ struct ModelCommand {
             let language = Language.current == .simplifiedChinese ? "zh-Hans" : "en"
             let termination = try ChildProcess.run(
                 [binPath.appendingPathComponent("model-\(exercise)").path] + runnerArguments + ["--lang", language, "--report", report.path],
-                in: layout.root, outputFile: runLog, limits: ChildLimits(deadline: Self.runDeadline))
+                // A trap's message is what the learner needs, not the backtrace after it.
+                in: layout.root, environment: ["SWIFT_BACKTRACE": "enable=no"], outputFile: runLog,
+                limits: ChildLimits(deadline: Self.runDeadline))
             return ModelRunResult.read(termination: termination, report: try? Data(contentsOf: report),
                                        output: (try? String(contentsOf: runLog, encoding: .utf8)) ?? "", exercise: exercise)
         } catch {

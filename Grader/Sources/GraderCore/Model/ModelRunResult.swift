@@ -35,7 +35,10 @@ enum ModelRunResult {
     static func read(termination: Termination, report: Data?, output: String, exercise: String) -> ModelVerdict {
         let during = output.split(separator: "\n").last { $0.hasPrefix("model: check ") }
             .map { L(" during check \($0.dropFirst("model: check ".count))", "（在检查 \($0.dropFirst("model: check ".count)) 中）") } ?? ""
-        let tail = output.split(separator: "\n").filter { !$0.hasPrefix("model: check ") }.suffix(8).joined(separator: "\n")
+        let said = output.split(separator: "\n").filter { !$0.hasPrefix("model: check ") }
+        // A trap's own line ("Fatal error: …", "Precondition failed: …") when there is one.
+        let traps = said.filter { line in ["Fatal error", "Precondition failed", "Assertion failed"].contains { line.contains($0) } }
+        let tail = (traps.isEmpty ? said.suffix(8) : traps.prefix(3)).joined(separator: "\n")
         let words = tail.isEmpty ? "" : L("\nIts last output:\n", "\n它最后的输出：\n") + tail
         switch termination {
         case .exited(0), .stoppedAfterWork: break
