@@ -140,6 +140,19 @@ struct ModelCommandTests {
         #expect(chinese[1].hasPrefix("不适用：用到了 OperationQueue (Bank.swift:4)"))
         #expect(chinese[2].contains("重放：swift run grader replay Deadlocks 2 --check 2（等同于 code:1200）"))
     }
+
+    @Test("A grade names `grader model` in the next step when a stress check of an exercise the model covers fails, and only then")
+    func gradeNamesTheModel() {
+        let crashed = Scoring.score(Fixture.exercise, runs: [Fixture.stream], terminations: [.signalled(11)], deadline: 30, seconds: 1)
+        var covered = crashed
+        covered.name = "BoundedBuffer"
+        let line = "Interleavings: swift run grader model BoundedBuffer"
+        #expect(TextReport.nextStep(covered, style: .plain).contains { $0.contains(line) })
+        #expect(!TextReport.nextStep(crashed, style: .plain).contains { $0.contains("grader model") }, "Demo is not modeled")
+        var broken = covered
+        broken.status = .doesNotCompile(CompileError(file: "Exercises/BoundedBuffer/BoundedBuffer.swift", line: 1, column: 1, message: "x", exercise: "BoundedBuffer"))
+        #expect(!TextReport.nextStep(broken, style: .plain).contains { $0.contains("grader model") })
+    }
 }
 
 /// The real thing, for maintainers (`KATA_MAINTAINER=1`): builds `.build-model` and explores.
