@@ -195,7 +195,14 @@ func learnerModelTargets(_ exercise: String) -> [Target] {
     guard let code = modeledCodeFolder(exercise) else { return [] }
     let folder = "Model/Learner/\(exercise)"
     let present = (try? FileManager.default.contentsOfDirectory(atPath: Context.packageDirectory + "/\(folder)/\(code)")) ?? []
-    let left = (learnerDocuments + (unmodeledFiles[exercise] ?? [])).filter(present.contains).map { "\(code)/\($0)" }
+    var left = (learnerDocuments + (unmodeledFiles[exercise] ?? [])).filter(present.contains).map { "\(code)/\($0)" }
+    // The links not in use, and in `Variants` every other variant (and caps.json): SwiftPM warns
+    // about files in a target's folder that are neither sources nor excluded.
+    left += ["Exercise", "Solution", "Variants"].filter { !code.hasPrefix($0) }
+    if code.hasPrefix("Variants/") {
+        let variants = (try? FileManager.default.contentsOfDirectory(atPath: Context.packageDirectory + "/\(folder)/Variants")) ?? []
+        left += variants.map { "Variants/\($0)" }.filter { $0 != code }.sorted()
+    }
     let given: [Target.Dependency] = exercisesWithGivenCode.contains(exercise) ? [.target(name: "\(exercise)Given")] : []
     return [
         .target(
