@@ -150,6 +150,8 @@ public struct Arguments: Equatable, Sendable {
       2  grading could not run: bad arguments, no toolchain, a build failure outside the
          exercises, a test process that ended before its test run started, another grader
          running (with --no-wait), or Ctrl-C
+      model and replay: 0 every systematic check held (replay: the schedule passes), 1 one failed
+         or could not be judged, 2 could not run, 3 not applicable (synchronization without a twin)
     """
 
     static let chineseUsage = """
@@ -207,6 +209,8 @@ public struct Arguments: Equatable, Sendable {
       1  并非所有参与评分的练习都已完成（verify：有检查失败）
       2  无法评分：参数错误、没有工具链、练习以外的代码构建失败、另一个评分程序
          正在运行（加了 --no-wait），或按了 Ctrl-C
+      model 和 replay：0 所有系统检查都成立（replay：该调度通过），1 有检查失败或无法判断，
+         2 无法运行，3 不适用（用到了没有替身的同步方式）
     """
 
     public init() {}
