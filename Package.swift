@@ -188,6 +188,56 @@ let modelTargets: [Target] = modelMode ? [
         swiftSettings: [.define("KATA_MODEL")])
 } : []
 
+/// `KATA_MODEL=1` only (what `grader model` and `grader replay` set, with their own scratch path
+/// `.build-model`): the five exercises the model covers, compiled from the graded folder (the
+/// learner's `Exercises/<Exercise>/`, `Solutions/<Exercise>/` with `KATA_SOLUTIONS=1`, or
+/// `Grader/Variants/<Exercise>/<KATA_VARIANT>/`) with the twins and the exercise's model checks,
+/// as module `Modeled<Exercise>`, and a runner `model-<Exercise>` for each. The files are reached
+/// through directory links in `Model/Learner/<Exercise>/` (SwiftPM refuses two targets that list
+/// the same path, and the exercise's own target lists the folder itself). The learner's documents
+/// are excluded by name as in `exerciseTarget`, and so are the files the model does not check
+/// (`unmodeledFiles`); the learner's normal build never sees these targets.
+let learnerModelMode = Context.environment["KATA_MODEL"] == "1"
+let learnerModeled = ["ThreadSafeDictionary", "BoundedBuffer", "Deadlocks", "GatesAndOnce", "CancellableWork"]
+/// Files of a modeled exercise that its model checks do not run and that may use types without a
+/// twin (GatesAndOnce's `OperationGate` is built on `OperationQueue`).
+let unmodeledFiles: [String: [String]] = ["GatesAndOnce": ["OperationGate.swift"]]
+
+/// The folder (below `Model/Learner/<Exercise>/`) with the graded code of `exercise`, or nil when
+/// the variant asked for has no folder for it.
+func modeledCodeFolder(_ exercise: String) -> String? {
+    guard let variant else { return useSolutions ? "Solution" : "Exercise" }
+    var directory: ObjCBool = false
+    let path = Context.packageDirectory + "/Grader/Variants/\(exercise)/\(variant)"
+    return FileManager.default.fileExists(atPath: path, isDirectory: &directory) && directory.boolValue ? "Variants/\(variant)" : nil
+}
+
+func learnerModelTargets(_ exercise: String) -> [Target] {
+    guard let code = modeledCodeFolder(exercise) else { return [] }
+    let folder = "Model/Learner/\(exercise)"
+    let present = (try? FileManager.default.contentsOfDirectory(atPath: Context.packageDirectory + "/\(folder)/\(code)")) ?? []
+    var left = (learnerDocuments + (unmodeledFiles[exercise] ?? [])).filter(present.contains).map { "\(code)/\($0)" }
+    // The links not in use, and in `Variants` every other variant (and caps.json): SwiftPM warns
+    // about files in a target's folder that are neither sources nor excluded.
+    left += ["Exercise", "Solution", "Variants"].filter { !code.hasPrefix($0) }
+    if code.hasPrefix("Variants/") {
+        let variants = (try? FileManager.default.contentsOfDirectory(atPath: Context.packageDirectory + "/\(folder)/Variants")) ?? []
+        left += variants.map { "Variants/\($0)" }.filter { $0 != code }.sorted()
+    }
+    let given: [Target.Dependency] = exercisesWithGivenCode.contains(exercise) ? [.target(name: "\(exercise)Given")] : []
+    return [
+        .target(
+            name: "Modeled\(exercise)", dependencies: ["KataModel"] + given + (variant == nil ? [] : ["KataTripwire"]),
+            path: folder, exclude: left, sources: [code, "Twins", "Checks"], swiftSettings: [.define("KATA_MODEL")]),
+        .executableTarget(
+            name: "model-\(exercise)", dependencies: ["KataModel", .target(name: "Modeled\(exercise)")],
+            path: "Model/Runners/\(exercise)"),
+    ]
+}
+
+let learnerModelTargetList: [Target] = learnerModelMode
+    ? learnerModeled.filter { !excluded.contains($0) }.flatMap(learnerModelTargets) : []
+
 let graderTargets: [Target] = suitesOnly ? [] : [
     // The grader: scores the suites; its rubric is Grader/rubric.json.
     .target(name: "GraderCore", dependencies: ["KataBench"], path: "Grader/Sources/GraderCore"),
@@ -217,6 +267,6 @@ let package = Package(
     ] : []) + (maintainerTestsBuilt ? maintainerTests : []) + benchmarks.map(benchmarkExecutable) + (variant == nil ? [] : [
         // What the "exits early" variants call at each entry point.
         .target(name: "KataTripwire", path: "Grader/Variants/Tripwire"),
-    ]) + modelTargets,
+    ]) + modelTargets + learnerModelTargetList,
     swiftLanguageModes: [.v6]
 )

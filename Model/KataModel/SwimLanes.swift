@@ -2,16 +2,41 @@
 /// steps before the end, then what went wrong. The frame is in English and Chinese; the code
 /// (operation names, file:line) stays code.
 public enum SwimLanes {
-    public static func render(_ failure: Explorer.Failure, window: Int = 24, width: Int = 60) -> String {
-        let header = [
-            "The interleaving that broke it (schedule \(failure.number), \(failure.schedule.strategyName), found after \(failure.tried) schedule\(failure.tried == 1 ? "" : "s"))",
-            "导致失败的交错执行（调度 \(failure.number)，\(chinese(failure.schedule.strategyName))，第 \(failure.tried) 次调度发现）",
-            "Replay / 重放: schedule \(failure.number), or decisions code:\(failure.code)",
-        ]
-        return render(failure.schedule, header: header, window: window, width: width)
+    /// The language of the frame: both side by side (the maintainers' tool), or one (the grader's
+    /// `--lang`).
+    public enum Language: String, Sendable {
+        case both, english = "en", chinese = "zh-Hans"
+
+        func lines(_ en: String, _ zh: String) -> [String] {
+            switch self {
+            case .both: [en, zh]
+            case .english: [en]
+            case .chinese: [zh]
+            }
+        }
+
+        func words(_ en: String, _ zh: String) -> String {
+            switch self {
+            case .both: "\(en) / \(zh)"
+            case .english: en
+            case .chinese: zh
+            }
+        }
     }
 
-    public static func render(_ schedule: Schedule, header: [String] = [], window: Int = 24, width: Int = 60) -> String {
+    /// `replayLine: false` leaves out the line with the schedule's number and code (the grader
+    /// prints its own command instead).
+    public static func render(_ failure: Explorer.Failure, window: Int = 24, width: Int = 60, language: Language = .both, replayLine: Bool = true) -> String {
+        var header = language.lines(
+            "The interleaving that broke it (schedule \(failure.number), \(failure.schedule.strategyName), found after \(failure.tried) schedule\(failure.tried == 1 ? "" : "s"))",
+            "导致失败的交错执行（调度 \(failure.number)，\(chinese(failure.schedule.strategyName))，第 \(failure.tried) 次调度发现）")
+            + [language == .chinese ? "重放：调度 \(failure.number)，或决策 code:\(failure.code)"
+                : language.words("Replay", "重放") + ": schedule \(failure.number), or decisions code:\(failure.code)"]
+        if !replayLine { header.removeLast() }
+        return render(failure.schedule, header: header, window: window, width: width, language: language)
+    }
+
+    public static func render(_ schedule: Schedule, header: [String] = [], window: Int = 24, width: Int = 60, language: Language = .both) -> String {
         // A failed property ends the picture where it failed; a deadlock, where everyone stopped.
         let end = schedule.violationEvent.map { $0 + 1 } ?? schedule.events.count
         // The check's own joins are left out: the lanes show the code under test.
@@ -30,16 +55,16 @@ public enum SwimLanes {
         var lines = header
         let skipped = relevant.count - shown.count
         if skipped > 0 {
-            lines.append("… \(skipped) earlier step\(skipped == 1 ? "" : "s") not shown / 前面 \(skipped) 步未显示")
+            lines.append("… " + language.words("\(skipped) earlier step\(skipped == 1 ? "" : "s") not shown", "前面 \(skipped) 步未显示"))
         }
-        lines.append(row("step", names, widths))
+        lines.append(row(language == .chinese ? "步骤" : "step", names, widths))
         lines.append(" " + String(repeating: "-", count: 5) + widths.map { "+" + String(repeating: "-", count: $0 + 2) }.joined())
         for event in shown {
             let cell = cellText(event)
             let cells = columns.map { $0 == event.thread ? cell : "" }
             lines.append(row("\(event.step)", cells, widths))
         }
-        lines.append(contentsOf: verdict(schedule.outcome))
+        lines.append(contentsOf: verdict(schedule.outcome, language: language))
         return lines.joined(separator: "\n")
     }
 
@@ -67,22 +92,33 @@ public enum SwimLanes {
     }
 
     private static func pad(_ text: String, _ width: Int) -> String {
-        text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
+        let shown = displayWidth(text)
+        return shown >= width ? text : text + String(repeating: " ", count: width - shown)
+    }
+
+    /// Columns a terminal gives the text: two for each CJK character (the Chinese frame's "步骤").
+    static func displayWidth(_ text: String) -> Int {
+        text.unicodeScalars.reduce(0) { width, scalar in
+            let wide = (0x1100...0x115F).contains(scalar.value) || (0x2E80...0xA4CF).contains(scalar.value)
+                || (0xAC00...0xD7A3).contains(scalar.value) || (0xF900...0xFAFF).contains(scalar.value)
+                || (0xFE30...0xFE4F).contains(scalar.value) || (0xFF00...0xFF60).contains(scalar.value)
+            return width + (wide ? 2 : 1)
+        }
     }
 
     /// The property in words, in both languages.
-    public static func verdict(_ outcome: Scheduler.Outcome) -> [String] {
+    public static func verdict(_ outcome: Scheduler.Outcome, language: Language = .both) -> [String] {
         switch outcome {
         case .completed:
-            return ["✓ every thread finished and every check held / 所有线程都已结束，所有检查都成立"]
+            return ["✓ " + language.words("every thread finished and every check held", "所有线程都已结束，所有检查都成立")]
         case .violation(let text), .deadlock(let text):
-            return ["✗ " + text.en, "✗ " + text.zh]
+            return language.lines("✗ " + text.en, "✗ " + text.zh)
         case .stepLimit(let steps):
-            return ["✗ more than \(steps) steps: a thread keeps calling without ever waiting (a spin?)",
-                    "✗ 超过 \(steps) 步：某个线程不停地调用却从不等待（自旋？）"]
+            return language.lines("✗ more than \(steps) steps: a thread keeps calling without ever waiting (a spin?)",
+                                  "✗ 超过 \(steps) 步：某个线程不停地调用却从不等待（自旋？）")
         case .stalled(let seconds):
-            return ["✗ no twin operation for \(Int(seconds)) s: a thread loops without locking or waiting, which the model cannot interleave",
-                    "✗ \(Int(seconds)) 秒内没有任何同步操作：某个线程在循环中既不加锁也不等待，模型无法在其中切换线程"]
+            return language.lines("✗ no twin operation for \(Int(seconds)) s: a thread loops without locking or waiting, which the model cannot interleave",
+                                  "✗ \(Int(seconds)) 秒内没有任何同步操作：某个线程在循环中既不加锁也不等待，模型无法在其中切换线程")
         }
     }
 }

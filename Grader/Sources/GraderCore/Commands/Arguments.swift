@@ -16,6 +16,10 @@ public struct Arguments: Equatable, Sendable {
         case bench
         /// `class DIR...`: grade many students' copies (instructors).
         case classGrade([String])
+        /// `model <Exercise>`: the systematic checks on the learner's code (`Model/`, issue 39).
+        case model(String)
+        /// `replay <Exercise> <schedule|code:…>`: one schedule of a systematic check again.
+        case replay(String, String)
         case help
     }
 
@@ -66,6 +70,8 @@ public struct Arguments: Equatable, Sendable {
     /// `--build-system native|swiftbuild`: SwiftPM's build system for every SwiftPM command the
     /// grader runs (nil: SwiftPM's default, which `GraderApp` asks SwiftPM for).
     public var buildSystem: BuildSystem?
+    /// `replay --check N`: which systematic check (1-based, as `grader model` numbers them).
+    public var modelCheck: Int?
 
     /// `--help`'s text, in the current language.
     public static var usage: String { L(englishUsage, chineseUsage) }
@@ -81,6 +87,11 @@ public struct Arguments: Equatable, Sendable {
       swift run grader reset <exercise> [--yes]   put the untouched stub back (your version is kept beside it)
       swift run grader bench [exercise ...]       measure your finished code against the classic alternatives
                                                   (--quick: a few seconds; --json FILE; --svg FILE: a chart)
+      swift run grader model <exercise>           explore the orders in which threads can run your code
+                                                  (ThreadSafeDictionary, CancellableWork, Deadlocks,
+                                                  BoundedBuffer, GatesAndOnce) and draw one that breaks it
+      swift run grader replay <exercise> <schedule|code:…> [--check N]
+                                                  run that order again and draw it
 
     INSTRUCTORS
       swift run grader class DIR... --csv FILE    grade many students' copies of the course, one per
@@ -139,6 +150,8 @@ public struct Arguments: Equatable, Sendable {
       2  grading could not run: bad arguments, no toolchain, a build failure outside the
          exercises, a test process that ended before its test run started, another grader
          running (with --no-wait), or Ctrl-C
+      model and replay: 0 every systematic check held (replay: the schedule passes), 1 one failed
+         or could not be judged, 2 could not run, 3 not applicable (synchronization without a twin)
     """
 
     static let chineseUsage = """
@@ -152,6 +165,11 @@ public struct Arguments: Equatable, Sendable {
       swift run grader reset <练习> [--yes]       恢复未改动的初始代码（你的版本保存在旁边）
       swift run grader bench [练习 ...]           把你完成的代码和经典的其他写法做性能对比
                                                   （--quick：几秒钟；--json FILE；--svg FILE：图表）
+      swift run grader model <练习>               逐一尝试线程运行你的代码的各种顺序（ThreadSafeDictionary、
+                                                  CancellableWork、Deadlocks、BoundedBuffer、GatesAndOnce），
+                                                  并画出让它出错的那一种
+      swift run grader replay <练习> <调度|code:…> [--check N]
+                                                  重新运行那个顺序并画出来
 
     选项
       --solutions        给 Solutions/ 而不是 Exercises/ 评分（维护者用；必须满分）
@@ -191,6 +209,8 @@ public struct Arguments: Equatable, Sendable {
       1  并非所有参与评分的练习都已完成（verify：有检查失败）
       2  无法评分：参数错误、没有工具链、练习以外的代码构建失败、另一个评分程序
          正在运行（加了 --no-wait），或按了 Ctrl-C
+      model 和 replay：0 所有系统检查都成立（replay：该调度通过），1 有检查失败或无法判断，
+         2 无法运行，3 不适用（用到了没有替身的同步方式）
     """
 
     public init() {}
@@ -254,6 +274,9 @@ public struct Arguments: Equatable, Sendable {
             case "--no-race-check": arguments.raceCheck = false
             case "--no-wait": arguments.wait = false
             case "--quick": arguments.quick = true
+            case "--check":
+                guard let number = Int(try value(word)), number >= 1 else { throw GraderError.badArguments(L("--check takes a check number of at least 1", "--check 需要一个不小于 1 的检查编号")) }
+                arguments.modelCheck = number
             default:
                 if word.hasPrefix("-") { throw GraderError.badArguments(L("unknown option \(word)", "未知选项 \(word)")) }
                 positional.append(word)
@@ -266,6 +289,12 @@ public struct Arguments: Equatable, Sendable {
             guard positional.count == 2 else { throw GraderError.badArguments(L("\(positional[0]) takes one exercise name", "\(positional[0]) 需要一个练习名")) }
             arguments.command = positional[0] == "hint" ? .hint(positional[1]) : .reset(positional[1])
         case "list": arguments.command = .list
+        case "model":
+            guard positional.count == 2 else { throw GraderError.badArguments(L("model takes one exercise name", "model 需要一个练习名")) }
+            arguments.command = .model(positional[1])
+        case "replay":
+            guard positional.count == 3 else { throw GraderError.badArguments(L("replay takes an exercise name and a schedule (a number or code:…)", "replay 需要一个练习名和一个调度（编号或 code:…）")) }
+            arguments.command = .replay(positional[1], positional[2])
         case "checklist": arguments.command = .checklist
         case "manifest": arguments.command = .manifest
         case "portability": arguments.command = .portability

@@ -32,7 +32,7 @@ public enum GraderApp {
             // takes it for each re-grade, so a grader started by hand meanwhile still runs).
             var lock: GradingLock?
             switch arguments.command {
-            case .grade, .verify, .reset, .bench, .classGrade: lock = try takeLock(layout: layout, wait: arguments.wait)
+            case .grade, .verify, .reset, .bench, .classGrade, .model, .replay: lock = try takeLock(layout: layout, wait: arguments.wait)
             default: break
             }
             defer { lock?.release() }
@@ -40,7 +40,7 @@ public enum GraderApp {
             // and name it in every SwiftPM command they run.
             var arguments = arguments
             switch arguments.command {
-            case .grade, .verify, .watch, .bench, .portability:
+            case .grade, .verify, .watch, .bench, .portability, .model, .replay:
                 if arguments.buildSystem == nil { arguments.buildSystem = try SwiftPMFacts(layout: layout).defaultBuildSystem() }
             default: break
             }
@@ -57,6 +57,8 @@ public enum GraderApp {
             case .watch: return try WatchCommand(layout: layout, rubric: rubric, arguments: arguments).run()
             case .bench: return try BenchCommand(layout: layout, rubric: rubric, arguments: arguments).run()
             case .classGrade(let folders): return try ClassCommand(layout: layout, rubric: rubric, arguments: arguments, folders: folders).run()
+            case .model(let name): return try ModelCommand(layout: layout, rubric: rubric, arguments: arguments).check(name)
+            case .replay(let name, let token): return try ModelCommand(layout: layout, rubric: rubric, arguments: arguments).replay(name, token)
             case .help: return 0
             }
         } catch let error as GraderError {

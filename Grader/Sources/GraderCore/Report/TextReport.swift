@@ -229,6 +229,7 @@ public enum TextReport {
             lines.append(next + L("fix \(exercise.name) (", "修复 \(exercise.name)（") + statusWord(exercise.status, style: .plain) + L(").", "）。"))
         }
         lines.append(L("      Run its suite: ", "        运行测试：") + "swift test --filter \(exercise.name)Tests")
+        lines += ModelText.nextStep(exercise)
         lines.append(L("      Get a hint:    ", "        获取提示：") + "swift run grader hint \(exercise.name)")
         return lines
     }

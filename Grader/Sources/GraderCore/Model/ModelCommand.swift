@@ -1,0 +1,126 @@
+import Foundation
+
+/// `grader model <Exercise>`: the exercise's systematic checks (`Model/Checks/<Exercise>/`) on the
+/// graded code (the learner's `Exercises/<Exercise>/`; `--solutions`, `--variant NAME` for
+/// maintainers), compiled with the twins of the synchronization types, each check explored for a
+/// fixed budget of schedules. `grader replay <Exercise> <schedule|code:…> [--check N]` runs one
+/// schedule again and draws it.
+///
+/// The build is `swift build --product model-<Exercise>` with `KATA_MODEL=1` in a folder of its
+/// own (`.build-model`), so the learner's `.build` and `swift test` never see the twins.
+struct ModelCommand {
+    static let scratchPath = ".build-model"
+    static let budget = 1_000
+    /// A run explores at most a few thousand schedules of 2–3 threads (seconds); a schedule
+    /// stalled in a loop without a twin operation is given up after 10 s each by the runner.
+    static let runDeadline: Double = 300
+
+    var layout: KataLayout
+    var rubric: Rubric
+    var arguments: Arguments
+
+    var mode: BuildMode { BuildMode(solutions: arguments.solutions, variant: arguments.variant, buildSystem: arguments.resolvedBuildSystem) }
+
+    /// `grader model <Exercise>`.
+    func check(_ name: String) throws -> Int32 {
+        let exercise = try Self.select(name)
+        print(ModelText.heading(exercise: exercise, folder: mode.sourceFolder(of: exercise), budget: Self.budget))
+        let verdict = run(exercise, ["check", "--budget", "\(Self.budget)"])
+        print(ModelText.checkResult(verdict, exercise: exercise, replaySuffix: replaySuffix))
+        return Self.exitCode(verdict)
+    }
+
+    /// `grader replay <Exercise> <schedule|code:…> [--check N]`.
+    func replay(_ name: String, _ token: String) throws -> Int32 {
+        let exercise = try Self.select(name)
+        guard token.hasPrefix("code:") || UInt64(token) != nil else {
+            throw GraderError.badArguments(L("replay takes a schedule number or code:DECISIONS, as `grader model` prints them, not \(token)",
+                                             "replay 需要一个调度编号或 code:DECISIONS（如 `grader model` 所打印），而不是 \(token)"))
+        }
+        let check = arguments.modelCheck ?? 1
+        let verdict = run(exercise, ["replay", "\(check)", token])
+        print(ModelText.replayResult(verdict, exercise: exercise))
+        return Self.exitCode(verdict)
+    }
+
+    static func select(_ name: String) throws -> String {
+        guard ModelApplicability.exercises.contains(name) else {
+            throw GraderError.badArguments(L("the model has checks for ", "模型只有这些练习的检查：") + ModelApplicability.exercises.joined(separator: ", ")
+                                           + L(", not \(name)", "，没有 \(name)"))
+        }
+        return name
+    }
+
+    /// 0: every check held; 1: a check failed or could not be judged; 2: could not run;
+    /// 3: not applicable (the code uses synchronization the model has no twin of).
+    static func exitCode(_ verdict: ModelVerdict) -> Int32 {
+        switch verdict {
+        case .report(let report): report.checks.allSatisfy { $0.verdict == "pass" } ? 0 : 1
+        case .cannotRun: 2
+        case .notApplicable: 3
+        }
+    }
+
+    /// What the replay line repeats so that it runs the same code.
+    var replaySuffix: String {
+        (arguments.solutions ? " --solutions" : "") + (arguments.variant.map { " --variant \($0)" } ?? "")
+    }
+
+    /// Scan, build, run, read: the first step that says something else than "go on" is the answer.
+    func run(_ exercise: String, _ runnerArguments: [String]) -> ModelVerdict {
+        let folder = layout.root.appendingPathComponent(mode.sourceFolder(of: exercise))
+        guard FileTree.isDirectory(folder) else {
+            return .cannotRun(L("there is no folder \(mode.sourceFolder(of: exercise))", "没有文件夹 \(mode.sourceFolder(of: exercise))"))
+        }
+        // Named from the course's root, as the compiler's errors are.
+        let uses = ModelApplicability.uses(in: folder, exercise: exercise).map { use in
+            ModelApplicability.Use(what: use.what, file: mode.sourceFolder(of: exercise) + "/" + use.file, line: use.line)
+        }
+        if !uses.isEmpty { return .notApplicable(uses) }
+        do {
+            try FileManager.default.createDirectory(at: layout.stateDirectory, withIntermediateDirectories: true)
+            // Every other exercise is left out of the package: a variant exists for some exercises
+            // only, and another exercise that does not compile must not matter here.
+            let others = rubric.exercises.map(\.name).filter { $0 != exercise }
+            let environment = ["KATA_MODEL": "1", "KATA_SOLUTIONS": mode.solutions ? "1" : "0", "KATA_VARIANT": mode.variant ?? "",
+                               "KATA_EXCLUDE": others.joined(separator: ",")]
+            let buildLog = layout.stateDirectory.appendingPathComponent("model-build.log")
+            let build = ["swift", "build", "--scratch-path", Self.scratchPath, "--product", "model-\(exercise)"] + mode.buildSystem.swiftPMArguments
+            printError(L("Building \(exercise) with the model's twins (\(Self.scratchPath))…", "正在用模型的替身构建 \(exercise)（\(Self.scratchPath)）…"))
+            let built = try ChildProcess.run(build, in: layout.root, environment: environment, outputFile: buildLog,
+                                             limits: ChildLimits(deadline: 1_200, keptOutput: 8 << 20))
+            if built == .interrupted { return .cannotRun(L("interrupted", "已中断")) }
+            if built != .exited(0) {
+                return ModelBuildErrors.read((try? String(contentsOf: buildLog, encoding: .utf8)) ?? "", exercise: exercise, root: layout.root.path)
+            }
+            let binPath = try SwiftPMFacts(layout: layout).binPath(
+                key: "model-\(mode.buildSystem.rawValue)",
+                arguments: ["swift", "build", "--show-bin-path", "--scratch-path", Self.scratchPath] + mode.buildSystem.swiftPMArguments,
+                environment: environment)
+            let report = layout.stateDirectory.appendingPathComponent("model-report.json")
+            try? FileManager.default.removeItem(at: report)
+            let runLog = layout.stateDirectory.appendingPathComponent("model-run.log")
+            let language = Language.current == .simplifiedChinese ? "zh-Hans" : "en"
+            let termination = try ChildProcess.run(
+                [binPath.appendingPathComponent("model-\(exercise)").path] + runnerArguments + ["--lang", language, "--report", report.path],
+                // A trap's message is what the learner needs, not the backtrace after it.
+                in: layout.root, environment: ["SWIFT_BACKTRACE": "enable=no"], outputFile: runLog,
+                limits: ChildLimits(deadline: Self.runDeadline))
+            return ModelRunResult.read(termination: termination, report: try? Data(contentsOf: report),
+                                       output: (try? String(contentsOf: runLog, encoding: .utf8)) ?? "", exercise: exercise)
+        } catch {
+            return .cannotRun("\(error)")
+        }
+    }
+
+    private func printError(_ text: String) {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+}
+
+extension FileTree {
+    static func isDirectory(_ url: URL) -> Bool {
+        var directory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: url.path, isDirectory: &directory) && directory.boolValue
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+
+/// What a model runner (`model-<Exercise>`, `Model/KataModel/ModelRunner.swift`) reports, as the
+/// grader reads it. The same JSON as the runner's `ModelRunReport`; the grader does not link the
+/// model's runtime, so it declares the fields it reads.
+struct ModelRunReport: Codable, Equatable, Sendable {
+    struct Check: Codable, Equatable, Sendable {
+        var verdict: String
+        var index: Int
+        var name: String
+        var schedules: Int
+        var seconds: Double
+        var number: UInt64?
+        var code: String?
+        var picture: String?
+    }
+
+    var exercise: String
+    var budget: Int
+    var checks: [Check]
+}
+
+/// The three answers a modeled run can give. Anything else (a build that failed, a runner that
+/// crashed, timed out or wrote no report) is `cannotRun`: never a pass.
+enum ModelVerdict: Equatable, Sendable {
+    case report(ModelRunReport)
+    case notApplicable([ModelApplicability.Use])
+    case cannotRun(String)
+}
+
+/// Reads a runner's end: its report when it exited 0 and wrote one that makes sense, else why not.
+enum ModelRunResult {
+    static let verdicts: Set<String> = ["pass", "fail", "undecided"]
+
+    static func read(termination: Termination, report: Data?, output: String, exercise: String) -> ModelVerdict {
+        let during = output.split(separator: "\n").last { $0.hasPrefix("model: check ") }
+            .map { L(" during check \($0.dropFirst("model: check ".count))", "（在检查 \($0.dropFirst("model: check ".count)) 中）") } ?? ""
+        let said = output.split(separator: "\n").filter { !$0.hasPrefix("model: check ") }
+        // A trap's own line ("Fatal error: …", "Precondition failed: …") when there is one.
+        let traps = said.filter { line in ["Fatal error", "Precondition failed", "Assertion failed"].contains { line.contains($0) } }
+        let tail = (traps.isEmpty ? said.suffix(8) : traps.prefix(3)).joined(separator: "\n")
+        let words = tail.isEmpty ? "" : L("\nIts last output:\n", "\n它最后的输出：\n") + tail
+        switch termination {
+        case .exited(0), .stoppedAfterWork: break
+        case .signalled(let signal):
+            return .cannotRun(L("the model's run of your code crashed (signal \(signal))\(during): a trap in the code under test (a force unwrap, a precondition, an index out of range) ends the run before any verdict.",
+                                "模型运行你的代码时崩溃（信号 \(signal)）\(during)：被测代码里的陷阱（强制解包、precondition、下标越界）让运行在给出结论之前就结束了。") + words)
+        case .timedOut:
+            return .cannotRun(L("the model's run of your code did not end in time\(during).", "模型运行你的代码没有按时结束\(during)。") + words)
+        case .interrupted:
+            return .cannotRun(L("interrupted", "已中断"))
+        default:
+            return .cannotRun(L("the model's run of your code ended without a verdict (\(termination))\(during).", "模型运行你的代码时没有给出结论就结束了（\(termination)）\(during)。") + words)
+        }
+        guard let report, let decoded = try? JSONDecoder().decode(ModelRunReport.self, from: report) else {
+            return .cannotRun(L("the model's runner wrote no report\(during).", "模型的运行程序没有写出报告\(during)。") + words)
+        }
+        guard decoded.exercise == exercise, !decoded.checks.isEmpty, decoded.checks.allSatisfy({ verdicts.contains($0.verdict) }) else {
+            return .cannotRun(L("the model's runner wrote a report the grader cannot read.", "模型的运行程序写出的报告无法读取。"))
+        }
+        return .report(decoded)
+    }
+}
+
+/// The modeled build's compiler errors: a member a twin lacks is "not applicable"; any other
+/// error is a build that failed.
+enum ModelBuildErrors {
+    static let twins: Set<String> = [
+        "DispatchQueue", "DispatchGroup", "DispatchSemaphore", "DispatchWorkItem", "DispatchTime",
+        "NSLock", "NSRecursiveLock", "NSCondition", "Mutex",
+    ]
+
+    static func read(_ output: String, exercise: String, root: String) -> ModelVerdict {
+        let errors = CompilerDiagnostics.errors(in: output, exercises: [exercise], root: root)
+        var uses: [ModelApplicability.Use] = []
+        for error in errors {
+            guard let member = missingMember(error.message) else { continue }
+            let use = ModelApplicability.Use(what: member, file: learnerPath(error.file, exercise: exercise), line: error.line)
+            if !uses.contains(where: { $0.what == use.what }) { uses.append(use) }
+        }
+        if !uses.isEmpty { return .notApplicable(uses) }
+        guard let first = errors.first else {
+            let tail = output.split(separator: "\n").suffix(10).joined(separator: "\n")
+            return .cannotRun(L("the modeled build of your code failed:\n", "你的代码的模型构建失败：\n") + tail)
+        }
+        return .cannotRun(
+            L("your code does not compile in the modeled build (with the twins of the synchronization types):\n",
+              "你的代码在模型构建中（换成同步类型的替身后）无法编译：\n")
+                + "\(learnerPath(first.file, exercise: exercise)):\(first.line): error: \(first.message)")
+    }
+
+    /// "value of type 'DispatchQueue' has no member 'label'" → `DispatchQueue.label`.
+    static func missingMember(_ message: String) -> String? {
+        let pattern = #"type '([A-Za-z]+)(<[^']*>)?' has no member '([A-Za-z_][A-Za-z0-9_]*)'"#
+        guard let regex = try? NSRegularExpression(pattern: pattern),
+              let match = regex.firstMatch(in: message, range: NSRange(message.startIndex..., in: message)),
+              let type = Range(match.range(at: 1), in: message), let member = Range(match.range(at: 3), in: message),
+              twins.contains(String(message[type]))
+        else { return nil }
+        return "\(message[type]).\(message[member])"
+    }
+
+    /// The path a learner knows: `Model/Learner/<Exercise>/Exercise/F.swift` is
+    /// `Exercises/<Exercise>/F.swift`.
+    static func learnerPath(_ path: String, exercise: String) -> String {
+        let prefix = "Model/Learner/\(exercise)/"
+        guard let range = path.range(of: prefix) else { return path }
+        let rest = path[range.upperBound...]
+        for (link, folder) in [("Exercise/", "Exercises/\(exercise)/"), ("Solution/", "Solutions/\(exercise)/"), ("Variants/", "Grader/Variants/\(exercise)/")]
+            where rest.hasPrefix(link) {
+            return folder + rest.dropFirst(link.count)
+        }
+        return String(path[range.lowerBound...])
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+
+/// What a runner (`model-<Exercise>`, which `grader model` and `grader replay` build and start)
+/// found, written as JSON to the file `--report` names. The grader reads only this file: a run
+/// that ends without writing it (a crash in the code under test, a stall, a kill) is a run that
+/// could not be judged, never a pass.
+public struct ModelRunReport: Codable, Sendable, Equatable {
+    public struct Check: Codable, Sendable, Equatable {
+        /// pass: every schedule of the budget completed and every property held. fail: a schedule
+        /// broke a property or deadlocked. undecided: a schedule could not be judged (a thread
+        /// looping with no twin operation, or a spin past the step bound).
+        public var verdict: String
+        /// 1-based, in the order of the exercise's `modelChecks`: what `grader replay --check` takes.
+        public var index: Int
+        public var name: String
+        public var schedules: Int
+        public var seconds: Double
+        public var number: UInt64?
+        public var code: String?
+        /// The swim lanes, in the language asked for.
+        public var picture: String?
+    }
+
+    public var exercise: String
+    public var budget: Int
+    public var checks: [Check]
+}
+
+/// The command line of a runner:
+///
+///     model-<Exercise> check [--budget N] [--lang en|zh-Hans] [--report FILE]
+///     model-<Exercise> replay CHECK (NUMBER | code:DECISIONS) [--lang …] [--report FILE]
+///
+/// Before each check it writes `model: check N` to standard error, so that when the code under
+/// test crashes the process the grader can say in which check.
+public enum ModelRunner {
+    public static func main(exercise: String, checks: [ModelCheck]) -> Never {
+        var arguments = Array(CommandLine.arguments.dropFirst())
+        func option(_ name: String) -> String? {
+            guard let index = arguments.firstIndex(of: name), arguments.indices.contains(index + 1) else { return nil }
+            defer { arguments.removeSubrange(index...index + 1) }
+            return arguments[index + 1]
+        }
+        let budget = option("--budget").flatMap(Int.init) ?? 1_000
+        let language = option("--lang").flatMap(SwimLanes.Language.init(rawValue:)) ?? .english
+        let reportFile = option("--report")
+        var report = ModelRunReport(exercise: exercise, budget: budget, checks: [])
+
+        switch arguments.first {
+        case "check":
+            for (offset, check) in checks.enumerated() {
+                progress("model: check \(offset + 1)")
+                let result = Explorer(budget: budget).explore(check.body)
+                var entry = ModelRunReport.Check(
+                    verdict: "pass", index: offset + 1, name: check.name, schedules: result.tried, seconds: result.seconds)
+                if let failure = result.failure {
+                    entry.verdict = verdict(of: failure.schedule.outcome)
+                    entry.number = failure.number
+                    entry.code = failure.code
+                    entry.picture = SwimLanes.render(failure, language: language, replayLine: false)
+                }
+                report.checks.append(entry)
+            }
+        case "replay":
+            guard arguments.count == 3, let index = Int(arguments[1]), checks.indices.contains(index - 1) else { usage(checks) }
+            let check = checks[index - 1]
+            let token = arguments[2]
+            let explorer = Explorer(budget: 1)
+            progress("model: check \(index)")
+            let start = Date()
+            let schedule: Schedule
+            if token.hasPrefix("code:") {
+                guard let replayed = explorer.replay(code: String(token.dropFirst(5)), check.body) else { usage(checks) }
+                schedule = replayed
+            } else if let number = UInt64(token) {
+                schedule = explorer.replay(number, check.body)
+            } else {
+                usage(checks)
+            }
+            let header = language.lines(
+                "Replay of \(token) (\(schedule.strategyName))", "重放 \(token)（\(SwimLanes.chinese(schedule.strategyName))）")
+            report.checks.append(ModelRunReport.Check(
+                verdict: schedule.failed ? verdict(of: schedule.outcome) : "pass", index: index, name: check.name, schedules: 1,
+                seconds: Date().timeIntervalSince(start), number: UInt64(token), code: DecisionCode.encode(schedule.decisions),
+                picture: SwimLanes.render(schedule, header: header, window: 40, language: language)))
+        default:
+            usage(checks)
+        }
+
+        let data = (try? JSONEncoder().encode(report)) ?? Data()
+        if let reportFile {
+            guard (try? data.write(to: URL(fileURLWithPath: reportFile))) != nil else { exit(3) }
+        } else {
+            FileHandle.standardOutput.write(data + Data("\n".utf8))
+        }
+        // The parked threads of a deadlocked schedule are still there: leave without waiting.
+        exit(0)
+    }
+
+    static func verdict(of outcome: Scheduler.Outcome) -> String {
+        switch outcome {
+        case .completed: "pass"
+        case .violation, .deadlock: "fail"
+        case .stepLimit, .stalled: "undecided"
+        }
+    }
+
+    static func progress(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+
+    static func usage(_ checks: [ModelCheck]) -> Never {
+        progress("usage: model-<Exercise> check [--budget N] [--lang en|zh-Hans] [--report FILE]")
+        progress("       model-<Exercise> replay CHECK (NUMBER | code:DECISIONS) [--lang en|zh-Hans] [--report FILE]")
+        for (offset, check) in checks.enumerated() { progress("  check \(offset + 1): \(check.name)") }
+        exit(2)
+    }
+}
