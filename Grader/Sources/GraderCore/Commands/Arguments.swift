@@ -153,6 +153,16 @@ public struct Arguments: Equatable, Sendable {
       swift run grader bench [练习 ...]           把你完成的代码和经典的其他写法做性能对比
                                                   （--quick：几秒钟；--json FILE；--svg FILE：图表）
 
+    教师
+      swift run grader class DIR... --csv FILE    给多名学生的课程副本评分，每个文件夹一份，
+                                                  每份都在这门课程的一份干净副本里评分（他们改过的
+                                                  测试或评分程序一概不算）；把每名学生每个练习的
+                                                  得分写进 FILE，并写一份摘要（--markdown FILE；
+                                                  默认 FILE.md），列出全班失败最多的检查，标出
+                                                  抄自参考答案的练习和改动过的文件。--jobs N：
+                                                  同时评几名学生（默认每两个核一名）；
+                                                  --deadline SECONDS：一名学生最多用时（默认 1800）
+
     选项
       --solutions        给 Solutions/ 而不是 Exercises/ 评分（维护者用；必须满分）
       --variant NAME     给 Grader/Variants/<练习>/NAME/ 里的错误实现评分
@@ -163,9 +173,14 @@ public struct Arguments: Equatable, Sendable {
       --json FILE        把结果写成 JSON（格式见 README.md）
       --junit FILE       把结果写成 JUnit XML
       --markdown FILE    把结果写成 Markdown 表格（用于 CI 的任务摘要）
-      --classroom FILE   写出 GitHub Classroom 运行器的结果（按检查给部分分数）
+      --classroom50 FILE 写出 Classroom 50 的 result.json（classroom50/result/v1）
+      --gradescope FILE  写出 Gradescope 的 results.json
+      --classroom FILE   写出 GitHub Classroom 运行器的结果（旧版：GitHub Classroom 已停止服务）
       --no-race-check    判定练习完成之前不运行 ThreadSanitizer
       --no-wait          如果这个克隆里已有评分程序在运行，立即以状态 2 退出
+      --build-system native|swiftbuild
+                         每次构建和测试运行用的 SwiftPM 构建系统（默认用 SwiftPM 自己的，
+                         `swift build --help` 会显示；SwiftPM 6.4 起是 Swift Build）
       --lang LANGUAGE    en 或 zh-Hans（简体中文）；默认取自 LC_ALL、LC_MESSAGES 或 LANG
                          （zh… 表示简体中文）。JSON 的键和状态关键字不随语言改变
       -v, --verbose      显示每个练习未通过的检查和第一条消息，而不只是当前关注的练习
@@ -173,7 +188,7 @@ public struct Arguments: Equatable, Sendable {
       -h, --help         显示本说明
 
     维护者
-      swift run grader verify               每个参考答案都通过，每个初始代码都得零分，
+      swift run grader verify               （也可加 --build-system）每个参考答案都通过，每个初始代码都得零分，
                                              Grader/Variants 里的错误实现都不超过各自的上限，
                                              评分规则、CHECKLIST.md 和完整性清单都是最新的，
                                              支持库、评分程序和基准测试自己的测试都通过
@@ -189,8 +204,8 @@ public struct Arguments: Equatable, Sendable {
     退出状态
       0  所有参与评分的练习都已完成（verify：课程的每项检查都通过）
       1  并非所有参与评分的练习都已完成（verify：有检查失败）
-      2  无法评分：参数错误、没有工具链、练习以外的代码构建失败、另一个评分程序
-         正在运行（加了 --no-wait），或按了 Ctrl-C
+      2  无法评分：参数错误、没有工具链、练习以外的代码构建失败、测试进程在测试运行
+         开始之前就结束了、另一个评分程序正在运行（加了 --no-wait），或按了 Ctrl-C
     """
 
     public init() {}
