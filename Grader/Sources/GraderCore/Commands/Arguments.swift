@@ -149,7 +149,7 @@ public struct Arguments: Equatable, Sendable {
       swift run grader hint <练习>                每次多显示一条提示
       swift run grader watch [练习]               每次保存 Exercises/ 下的文件后重新评分（h：提示，q：退出）
       swift run grader list                       按顺序列出练习及上次的状态
-      swift run grader reset <练习> [--yes]       恢复未改动的初始代码（你的版本保存在旁边）
+      swift run grader reset <练习> [--yes]       恢复未改动的练习模板（你的版本保存在旁边）
       swift run grader bench [练习 ...]           把你完成的代码和经典的其他写法做性能对比
                                                   （--quick：几秒钟；--json FILE；--svg FILE：图表）
 
@@ -188,7 +188,7 @@ public struct Arguments: Equatable, Sendable {
       -h, --help         显示本说明
 
     维护者
-      swift run grader verify               （也可加 --build-system）每个参考答案都通过，每个初始代码都得零分，
+      swift run grader verify               （也可加 --build-system）每个参考答案都通过，每个练习模板都得零分，
                                              Grader/Variants 里的错误实现都不超过各自的上限，
                                              评分规则、CHECKLIST.md 和完整性清单都是最新的，
                                              支持库、评分程序和基准测试自己的测试都通过
