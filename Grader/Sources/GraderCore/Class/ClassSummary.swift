@@ -55,7 +55,7 @@ enum ClassSummary {
         if let note = grade.note { parts.append(note) }
         parts += grade.exerciseProblems
         if !grade.missingExercises.isEmpty {
-            parts.append(L("graded as the untouched stub (not in the copy): ", "按未改动的初始代码评分（副本里没有）：") + grade.missingExercises.joined(separator: ", "))
+            parts.append(L("graded as the untouched stub (not in the copy): ", "按未改动的练习模板评分（副本里没有）：") + grade.missingExercises.joined(separator: ", "))
         }
         return parts.joined(separator: "; ")
     }

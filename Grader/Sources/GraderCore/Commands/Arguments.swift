@@ -162,7 +162,7 @@ public struct Arguments: Equatable, Sendable {
       swift run grader hint <练习>                每次多显示一条提示
       swift run grader watch [练习]               每次保存 Exercises/ 下的文件后重新评分（h：提示，q：退出）
       swift run grader list                       按顺序列出练习及上次的状态
-      swift run grader reset <练习> [--yes]       恢复未改动的初始代码（你的版本保存在旁边）
+      swift run grader reset <练习> [--yes]       恢复未改动的练习模板（你的版本保存在旁边）
       swift run grader bench [练习 ...]           把你完成的代码和经典的其他写法做性能对比
                                                   （--quick：几秒钟；--json FILE；--svg FILE：图表）
       swift run grader model <练习>               逐一尝试线程运行你的代码的各种顺序（ThreadSafeDictionary、
@@ -170,6 +170,16 @@ public struct Arguments: Equatable, Sendable {
                                                   并画出让它出错的那一种
       swift run grader replay <练习> <调度|code:…> [--check N]
                                                   重新运行那个顺序并画出来
+
+    教师
+      swift run grader class DIR... --csv FILE    给多名学生的课程副本评分，每个文件夹一份，
+                                                  每份都在这门课程的一份干净副本里评分（他们改过的
+                                                  测试或评分程序一概不算）；把每名学生每个练习的
+                                                  得分写进 FILE，并写一份摘要（--markdown FILE；
+                                                  默认 FILE.md），列出全班失败最多的检查，标出
+                                                  抄自参考答案的练习和改动过的文件。--jobs N：
+                                                  同时评几名学生（默认每两个核一名）；
+                                                  --deadline SECONDS：一名学生最多用时（默认 1800）
 
     选项
       --solutions        给 Solutions/ 而不是 Exercises/ 评分（维护者用；必须满分）
@@ -181,9 +191,14 @@ public struct Arguments: Equatable, Sendable {
       --json FILE        把结果写成 JSON（格式见 README.md）
       --junit FILE       把结果写成 JUnit XML
       --markdown FILE    把结果写成 Markdown 表格（用于 CI 的任务摘要）
-      --classroom FILE   写出 GitHub Classroom 运行器的结果（按检查给部分分数）
+      --classroom50 FILE 写出 Classroom 50 的 result.json（classroom50/result/v1）
+      --gradescope FILE  写出 Gradescope 的 results.json
+      --classroom FILE   写出 GitHub Classroom 运行器的结果（旧版：GitHub Classroom 已停止服务）
       --no-race-check    判定练习完成之前不运行 ThreadSanitizer
       --no-wait          如果这个克隆里已有评分程序在运行，立即以状态 2 退出
+      --build-system native|swiftbuild
+                         每次构建和测试运行用的 SwiftPM 构建系统（默认用 SwiftPM 自己的，
+                         `swift build --help` 会显示；SwiftPM 6.4 起是 Swift Build）
       --lang LANGUAGE    en 或 zh-Hans（简体中文）；默认取自 LC_ALL、LC_MESSAGES 或 LANG
                          （zh… 表示简体中文）。JSON 的键和状态关键字不随语言改变
       -v, --verbose      显示每个练习未通过的检查和第一条消息，而不只是当前关注的练习
@@ -191,7 +206,7 @@ public struct Arguments: Equatable, Sendable {
       -h, --help         显示本说明
 
     维护者
-      swift run grader verify               每个参考答案都通过，每个初始代码都得零分，
+      swift run grader verify               （也可加 --build-system）每个参考答案都通过，每个练习模板都得零分，
                                              Grader/Variants 里的错误实现都不超过各自的上限，
                                              评分规则、CHECKLIST.md 和完整性清单都是最新的，
                                              支持库、评分程序和基准测试自己的测试都通过
@@ -207,8 +222,8 @@ public struct Arguments: Equatable, Sendable {
     退出状态
       0  所有参与评分的练习都已完成（verify：课程的每项检查都通过）
       1  并非所有参与评分的练习都已完成（verify：有检查失败）
-      2  无法评分：参数错误、没有工具链、练习以外的代码构建失败、另一个评分程序
-         正在运行（加了 --no-wait），或按了 Ctrl-C
+      2  无法评分：参数错误、没有工具链、练习以外的代码构建失败、测试进程在测试运行
+         开始之前就结束了、另一个评分程序正在运行（加了 --no-wait），或按了 Ctrl-C
       model 和 replay：0 所有系统检查都成立（replay：该调度通过），1 有检查失败或无法判断，
          2 无法运行，3 不适用（用到了没有替身的同步方式）
     """

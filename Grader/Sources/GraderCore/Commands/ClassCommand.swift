@@ -132,7 +132,7 @@ struct ClassCommand {
     }
 
     func optionsDescription(jobs: Int, deadline: Double) -> String {
-        var parts = [arguments.raceCheck && !arguments.sanitize ? L("race check on", "竞争检查开启") : L("race check off", "竞争检查关闭")]
+        var parts = [arguments.raceCheck && !arguments.sanitize ? L("race check on", "数据竞争检查开启") : L("race check off", "数据竞争检查关闭")]
         if arguments.sanitize { parts.append("--sanitize") }
         if arguments.repetitions > 1 { parts.append("--repeat \(arguments.repetitions)") }
         if let timeout = arguments.timeout { parts.append("--timeout \(Int(timeout))") }

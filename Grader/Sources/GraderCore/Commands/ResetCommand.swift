@@ -28,7 +28,7 @@ enum ResetCommand {
         let saved = folder.deletingLastPathComponent().appendingPathComponent("\(exercise.name).saved-\(stamp)")
         if !yes {
             print(L("Reset \(prefix) to the untouched stub? Your current version will be kept in Exercises/\(saved.lastPathComponent)/. [y/N] ",
-                    "把 \(prefix) 恢复成原始模板吗？你现在的版本会保存在 Exercises/\(saved.lastPathComponent)/。[y/N] "), terminator: "")
+                    "把 \(prefix) 恢复成未改动的练习模板吗？你现在的版本会保存在 Exercises/\(saved.lastPathComponent)/。[y/N] "), terminator: "")
             guard let answer = readLine(), ["y", "yes"].contains(answer.lowercased()) else {
                 print(L("Nothing was changed.", "什么都没有改。"))
                 return 1
@@ -46,7 +46,7 @@ enum ResetCommand {
             try data.write(to: url, options: .atomic)
         }
         print(L("\(prefix) is back to the untouched stub; your version is in Exercises/\(saved.lastPathComponent)/.",
-                "\(prefix) 已恢复成原始模板；你的版本在 Exercises/\(saved.lastPathComponent)/。"))
+                "\(prefix) 已恢复成未改动的练习模板；你的版本在 Exercises/\(saved.lastPathComponent)/。"))
         return 0
     }
 

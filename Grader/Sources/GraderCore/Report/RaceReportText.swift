@@ -40,10 +40,10 @@ enum RaceReportText {
         let thread = access.thread == "main thread" ? L("the main thread", "主线程")
             : access.thread.isEmpty ? L("a thread", "一个线程") : access.thread.replacingOccurrences(of: "thread ", with: L("thread ", "线程 "))
         switch (earlier, writes) {
-        case (false, true): return L("\(thread.capitalizedFirst) writes:", "\(thread)写入：")
-        case (false, false): return L("\(thread.capitalizedFirst) reads:", "\(thread)读取：")
-        case (true, true): return L("\(thread.capitalizedFirst) wrote earlier, with nothing ordering the two:", "\(thread)更早写入，两次访问之间没有任何同步：")
-        case (true, false): return L("\(thread.capitalizedFirst) read earlier, with nothing ordering the two:", "\(thread)更早读取，两次访问之间没有任何同步：")
+        case (false, true): return L("\(thread.capitalizedFirst) writes:", "\(chineseSubject(thread))写入：")
+        case (false, false): return L("\(thread.capitalizedFirst) reads:", "\(chineseSubject(thread))读取：")
+        case (true, true): return L("\(thread.capitalizedFirst) wrote earlier, with nothing ordering the two:", "\(chineseSubject(thread))更早写入，两次访问之间没有任何同步：")
+        case (true, false): return L("\(thread.capitalizedFirst) read earlier, with nothing ordering the two:", "\(chineseSubject(thread))更早读取，两次访问之间没有任何同步：")
         }
     }
 }

@@ -185,7 +185,7 @@ public enum TextReport {
                 : L("Crashed with signal \(signal) in \(place): \(Scoring.crashExplanation(signal)).", "\(place)中崩溃（信号 \(signal)）：\(Scoring.crashExplanation(signal))。"))
         case .dataRace(let finding):
             return text(L("ThreadSanitizer: \(finding.summary)\(finding.file.map { " at \($0):\(finding.line ?? 0)" } ?? ""): two threads touch that state at once, at least one writing, without protection.",
-                          "ThreadSanitizer：\(finding.summary)\(finding.file.map { "（\($0):\(finding.line ?? 0)）" } ?? "")：两个线程同时访问这份状态，至少一个在写，而且没有保护。"))
+                          "ThreadSanitizer：\(finding.summaryInChinese)\(finding.file.map { "（\($0):\(finding.line ?? 0)）" } ?? "")：两个线程同时访问这份状态，至少一个在写，而且没有保护。"))
                 + RaceReportText.lines(finding, allFrames: screen.verbose).flatMap(text)
         case .lookingForRaces:
             return text(L("Every other check passes. ThreadSanitizer is running the suite once more to look for data races (the last check).",
@@ -222,8 +222,8 @@ public enum TextReport {
             let place = finding.file.map { "\($0):\(finding.line ?? 0)" }
             lines.append(next + L("in \(exercise.name), protect the state that two threads touch at once" + (place.map { " (\($0))" } ?? "") + ".",
                                   "在 \(exercise.name) 中保护被两个线程同时访问的状态" + (place.map { "（\($0)）" } ?? "") + "。"))
-            lines.append(L("      Every frame of both:  ", "      两次访问的每一帧：") + "swift run grader \(exercise.name) --verbose")
-            lines.append(L("      Get a hint:           ", "      获取提示：    ") + "swift run grader hint \(exercise.name)")
+            lines.append(L("      Every frame of both:  ", "        两次访问的每一帧：") + "swift run grader \(exercise.name) --verbose")
+            lines.append(L("      Get a hint:           ", "        获取提示：        ") + "swift run grader hint \(exercise.name)")
             return lines
         default:
             lines.append(next + L("fix \(exercise.name) (", "修复 \(exercise.name)（") + statusWord(exercise.status, style: .plain) + L(").", "）。"))

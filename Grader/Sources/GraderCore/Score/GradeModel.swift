@@ -184,7 +184,7 @@ public struct ExerciseResult: Equatable, Sendable {
             checks[index].earned = 0
             let place = finding.file.map { "\($0):\(finding.line ?? 0)" }
             checks[index].message = L("ThreadSanitizer: \(finding.summary)\(place.map { " at \($0)" } ?? ""): two threads touch that state at once, at least one of them writing, without protection.",
-                                      "ThreadSanitizer：\(finding.summary)\(place.map { "（\($0)）" } ?? "")：两个线程同时访问这份状态，至少一个在写，而且没有保护。")
+                                      "ThreadSanitizer：\(finding.summaryInChinese)\(place.map { "（\($0)）" } ?? "")：两个线程同时访问这份状态，至少一个在写，而且没有保护。")
             checks[index].file = finding.file
             checks[index].line = finding.line
             switch status {

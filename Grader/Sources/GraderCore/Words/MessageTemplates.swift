@@ -14,8 +14,10 @@ struct MessageTemplate: Equatable, Sendable {
 
 enum MessageTemplates {
     /// The folders whose sentences reach a learner, from the checkout's root: every suite, its
-    /// model, and the support they share (not the self-tests, which no learner runs); and the
-    /// benchmarks, whose descriptions `grader bench` shows.
+    /// model, and the support they share (not the self-tests, which no learner runs); the given
+    /// modules and the untouched stubs, whose values the suites' messages quote (a puzzle's title,
+    /// a scheduler's verdict, a stub's "not implemented yet"); and the benchmarks, whose
+    /// descriptions `grader bench` shows.
     static func folders(layout: KataLayout) -> [String] {
         func children(_ path: String) -> [String] {
             ((try? FileManager.default.contentsOfDirectory(atPath: layout.root.appendingPathComponent(path).path)) ?? []).sorted()
@@ -24,7 +26,9 @@ enum MessageTemplates {
             !name.hasSuffix("SelfTests") && name != "KataTestSupportTests"
                 && (name.hasSuffix("Tests") || name.hasSuffix("Model") || name == "KataTestSupport")
         }.map { "Tests/\($0)" }
-        return tests + ["Benchmarks/DictionaryBench"] + children("Benchmarks/Executables").map { "Benchmarks/Executables/\($0)" }
+        let given = children("Given").map { "Given/\($0)" }
+        let stubs = children("Exercises").map { "Exercises/\($0)" }
+        return tests + given + stubs + ["Benchmarks/DictionaryBench"] + children("Benchmarks/Executables").map { "Benchmarks/Executables/\($0)" }
     }
 
     /// Each folder's templates, in file and source order, each once per folder; folders that say
