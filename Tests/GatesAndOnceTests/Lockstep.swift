@@ -20,28 +20,35 @@ import Darwin
 /// apart, far more than the call lasts, so they almost never meet in it. Meeting on an atomic
 /// (both spinning, neither asleep) aligns them to the time a cache line takes between the cores,
 /// and the sweep moves one thread's start across the other's call in steps of a few nanoseconds,
-/// so that some rounds put it in the window whatever the call's length. No clock decides: on a
-/// busy machine a round merely waits until both threads run.
+/// so that some rounds put it in the window whatever the call's length.
+///
+/// On a busy machine the two threads often do not run at once: a thread waits for the other at a
+/// round only for a moment (a few microseconds of spinning, never a sleep), then plays the round alone,
+/// and a thread that fell behind jumps to the round the other is in. So the rounds go on at the
+/// pace of whichever thread runs, and meet again whenever both run: no round waits for the
+/// scheduler. A round may thus be played by one thread only, or skipped by one of them; the
+/// caller counts the rounds that did overlap.
 final class Lockstep: Sendable {
-    private let arrived = Atomic<Int>(0)
+    /// The round each thread is in (-1 before the first).
+    private let position0 = Atomic<Int>(-1)
+    private let position1 = Atomic<Int>(-1)
     private let stopped = Atomic<Bool>(false)
-    /// Rounds both threads have finished: the progress a wait can watch.
-    private let finished = Atomic<Int>(0)
     /// What the delays add to, one per thread (a loop that does nothing may be optimized away).
     private let sink0 = Atomic<Int>(0)
     private let sink1 = Atomic<Int>(0)
 
-    var rounds: Int { finished.load(ordering: .acquiring) }
+    /// The round `thread` is in.
+    func position(of thread: Int) -> Int {
+        thread == 0 ? position0.load(ordering: .acquiring) : position1.load(ordering: .acquiring)
+    }
 
-    /// Asks the threads to stop at their next meeting (a partner stuck in the code under test
-    /// must not keep the other spinning forever).
-    func stop() { stopped.store(true, ordering: .releasing) }
-
-    /// Runs `round(thread, r)` on 2 dedicated threads for `r` in `0..<rounds`, both starting each
-    /// round together. Waits (see `Patience.waitUntil`) until both returned; false when it gave
-    /// up (recorded), and the threads then stop at their next meeting.
+    /// Runs `round(thread, r)` on 2 dedicated threads for the rounds `r` in `0..<rounds` (each
+    /// thread plays a round at most once; see above), until the rounds or the time (`end`) run
+    /// out. Waits (see `Patience.waitUntil`, the rounds played being the progress) until both
+    /// threads returned; false when it gave up (recorded): the threads then stop at their next
+    /// round.
     static func run(
-        rounds: Int, in place: String, waitingFor what: String,
+        rounds: Int, until end: DispatchTime, in place: String, waitingFor what: String,
         sourceLocation: SourceLocation = #_sourceLocation,
         _ round: @escaping @Sendable (_ thread: Int, _ round: Int) -> Void
     ) -> Bool {
@@ -49,12 +56,7 @@ final class Lockstep: Sendable {
         let returned = Atomic<Int>(0)
         for thread in 0..<2 {
             let worker = Thread {
-                for r in 0..<rounds {
-                    guard step.meet(round: r) else { break }
-                    step.delay(thread: thread, round: r)
-                    round(thread, r)
-                    if thread == 0 { step.finished.add(1, ordering: .releasing) }
-                }
+                step.play(thread: thread, rounds: rounds, until: end, round)
                 returned.add(1, ordering: .releasing)
             }
             worker.stackSize = 1 << 20
@@ -62,28 +64,32 @@ final class Lockstep: Sendable {
         }
         let done = Patience.waitUntil(
             in: place, waitingFor: what, sourceLocation: sourceLocation,
-            progress: { step.rounds + returned.load(ordering: .acquiring) },
+            progress: { step.position(of: 0) + step.position(of: 1) + returned.load(ordering: .acquiring) },
             { returned.load(ordering: .acquiring) == 2 })
-        if !done { step.stop() }
+        if !done { step.stopped.store(true, ordering: .releasing) }
         return done
     }
 
-    /// Both threads arrive; each spins until the other did. Spinning first: a thread that sleeps
-    /// wakes microseconds late. Then yielding, so that on a busy core the partner gets to run.
-    private func meet(round r: Int) -> Bool {
-        arrived.add(1, ordering: .acquiringAndReleasing)
-        let target = 2 * (r + 1)
-        var spins = 0
-        while arrived.load(ordering: .acquiring) < target {
-            if stopped.load(ordering: .relaxed) { return false }
-            spins += 1
-            if spins > 2_000 { sched_yield() }
+    private func play(thread: Int, rounds: Int, until end: DispatchTime, _ round: (Int, Int) -> Void) {
+        let partner = 1 - thread
+        var r = 0
+        while r < rounds, !stopped.load(ordering: .relaxed) {
+            if r.isMultiple(of: 64), DispatchTime.now() > end { break }
+            if thread == 0 { position0.store(r, ordering: .releasing) } else { position1.store(r, ordering: .releasing) }
+            // Meet: spin (no yield, no sleep: either would wake microseconds late) until the
+            // partner is at this round too, for a few microseconds at most (2,000 looks).
+            var spins = 0
+            while position(of: partner) < r, spins < 2_000 { spins += 1 }
+            delay(thread: thread, round: r)
+            round(thread, r)
+            r = max(r + 1, position(of: partner))
         }
-        return !stopped.load(ordering: .relaxed)
+        // Past every round: a partner waiting for this thread stops waiting at once.
+        if thread == 0 { position0.store(rounds, ordering: .releasing) } else { position1.store(rounds, ordering: .releasing) }
     }
 
     /// Rounds go in cycles of 64: in the first half thread 1 starts 0 to 31 steps after thread 0,
-    /// in the second half thread 0 after thread 1. A step is one atomic add, a few nanoseconds.
+    /// in the second half thread 0 after thread 1. A step is two atomic adds, a few nanoseconds.
     private func delay(thread: Int, round r: Int) {
         let phase = r % 64
         let late = phase < 32 ? 1 : 0
