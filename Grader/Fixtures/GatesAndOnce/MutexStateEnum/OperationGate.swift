@@ -9,7 +9,7 @@ public final class OperationGate: Sendable {
         var paused = false
     }
 
-    nonisolated(unsafe) private let queue = OperationQueue()
+    private let queue = OperationQueue()
     private let state = Mutex(State())
 
     public init() {
