@@ -197,7 +197,8 @@ struct SessionQueueTests {
     static let lockstepPlace = "open() from 2 threads in lockstep"
 
     /// Sessions that a failed phase leaves unopened: kept alive, because releasing a suspended
-    /// queue traps, and the trap would hide the message that says what went wrong.
+    /// queue traps, and the trap would add a crash (and its over-resume hint) to the message that
+    /// says what went wrong.
     nonisolated(unsafe) static var keptAlive: [SessionQueue] = []
 
     /// Then sessions in batches of 2,000, each with one queued work, each opened by 2 threads
@@ -379,6 +380,7 @@ struct SessionQueueTests {
             else {
                 let stuck = (0..<reached).filter { !ran.current.contains($0) }
                 Issue.record("\(stuck.count) of \(reached) sessions opened by 2 threads never ran their work (the first: session \(stuck.first.map { $0 + 1 } ?? 0) of round \(round + 1)).")
+                keptAlive += all
                 return
             }
         }
