@@ -367,7 +367,7 @@ struct SessionQueueTests {
         for round in 0..<100 where interruptions < wanted && DispatchTime.now() < end {
             let all = (0..<roundSize).map { SessionQueue(label: "kata.session.pair.\(round).\($0)") }
             guard let (reached, acted) = Interrupter.run(
-                count: roundSize, interruptions: wanted - interruptions, seconds: 0.5, in: pairsPlace,
+                count: roundSize, interruptions: wanted - interruptions, seconds: 0.5, quiet: Patience.interruptedQuiet, in: pairsPlace,
                 victim: { all[$0].open(granted: true) }, intruder: { all[$0].open(granted: true) })
             else { return }
             interruptions += acted
