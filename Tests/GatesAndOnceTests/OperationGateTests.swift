@@ -200,7 +200,7 @@ struct OperationGateTests {
                 for (gate, operation) in zip(gates, operations) { gate.addOperation(operation) }
             }
             guard let (reached, acted) = Interrupter.run(
-                count: roundSize, interruptions: wanted - interruptions, seconds: 0.5, in: refusalPlace,
+                count: roundSize, interruptions: wanted - interruptions, seconds: 0.5, quiet: Patience.interruptedQuiet, in: refusalPlace,
                 victim: { number in
                     switch stopped {
                     case .refuser: gates[number].open(granted: false)

@@ -18,6 +18,10 @@ enum Patience {
     static let outer = 12.0
     /// The watchdog of the checks that use these waits.
     static let watchdog = 20.0
+    /// How long an `Interrupter` round may see nothing move (no call, no interruption) before it
+    /// suspects a deadlock: its default, 1.5 s of wall time, was seen to pass on the reference
+    /// with the machine busy (load 20, a busy process beside the suite: 1 run in 10).
+    static let interruptedQuiet = 5.0
 
     /// Waits until `condition` holds. Gives up at once with `hopeless`'s reason when the check can
     /// see that the event will never come; records "Deadlock suspected in <place>" when nothing

@@ -60,7 +60,7 @@ struct SessionDecisionTests {
                 session.async { access in heard.withLock { $0[number] = access } }
             }
             guard let (reached, acted) = Interrupter.run(
-                count: roundSize, interruptions: wanted - interruptions, seconds: 0.5, in: grantsPlace,
+                count: roundSize, interruptions: wanted - interruptions, seconds: 0.5, quiet: Patience.interruptedQuiet, in: grantsPlace,
                 victim: { all[$0].open(granted: true) },
                 intruder: { number in
                     // The handler holds the opener for at most 1 ms.

@@ -132,17 +132,17 @@ struct SessionQueueTests {
 
     // MARK: Many openers
 
-    static let openersPlace = "open() from 4 threads at once"
+    static let openersPlace = "open() from several threads at once"
     static let pairsPlace = "open() from 2 threads, one stopped in the middle of its call"
 
-    @Test("open() from several threads at once: no crash, one decision, each work called once (4 threads on 100 sessions, granting and refusing; then 2 threads, one stopped by a signal in the middle of its call, 300 times)")
+    @Test("open() from several threads at once: no crash, one decision, each work called once (4 threads on 100 sessions, granting and refusing; 2 threads in lockstep on at least 6,000 sessions; then 2 threads, one stopped by a signal in the middle of its call, 300 times)")
     func openFromManyThreads() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
             IsolatedCheck.begin(seconds: Patience.watchdog, in: SessionQueueTests.openersPlace)
             SessionQueueTests.manyOpeners()
             IsolatedCheck.finish()
         }
-        IsolatedCheck.explain(ending, in: Self.openersPlace, crashHint: Self.crashHint + " Here, 4 threads call open() at the same moment: decide under a lock which call is the first.")
+        IsolatedCheck.explain(ending, in: Self.openersPlace, crashHint: Self.crashHint + " Here, several threads call open() on one session at the same moment (4 at once, then 2 in lockstep): decide under a lock which call is the first.")
     }
 
     static func manyOpeners() {
@@ -189,8 +189,122 @@ struct SessionQueueTests {
                 return
             }
         }
+        guard lockstepOpeners() else { return }
         guard followedOpeners() else { return }
         interruptedOpeners()
+    }
+
+    static let lockstepPlace = "open() from 2 threads in lockstep"
+
+    /// Sessions that a failed phase leaves unopened: kept alive, because releasing a suspended
+    /// queue traps, and the trap would add a crash (and its over-resume hint) to the message that
+    /// says what went wrong.
+    nonisolated(unsafe) static var keptAlive: [SessionQueue] = []
+
+    /// Then sessions in batches of 2,000, each with one queued work, each opened by 2 threads
+    /// that meet before every session and start together (see `Lockstep`: one of them a swept few
+    /// nanoseconds later). Each thread calls `open(granted: true)` on the session, and again and
+    /// again until the other's first call returned: whoever decides, the other is inside `open()`
+    /// beside it and keeps the session's lock busy. A decision read in one locked section and
+    /// taken in the next lets both threads decide and resume (over-resume: a trap); a count read
+    /// again after unlocking lets neither resume (the work never runs); a `resume()` before the
+    /// decision is recorded lets the work run, and read "undecided", while the decider waits for
+    /// the lock the other thread holds. No signals: the threads meet on atomics.
+    /// The bound is a count of chances, not of rounds: at least 3 batches, and then more until
+    /// 2,000 rounds in which the two first calls overlapped in time (the threads ran at once, or
+    /// one was preempted inside its call while the other called): on a busy machine the two
+    /// threads seldom run at once, and the phase then runs longer rather than miss the race (up
+    /// to 40 batches, or `Patience.outer` / 4 once the first 3 are done). Returns false once it
+    /// recorded a failure.
+    static func lockstepOpeners() -> Bool {
+        let size = 2_000, least = 3, wanted = 2_000, most = 40
+        var overlapped = 0
+        let end = DispatchTime.now() + Patience.outer / 4
+        for batch in 0..<most where batch < least || (overlapped < wanted && DispatchTime.now() < end) {
+            let all = (0..<size).map { SessionQueue(label: "kata.session.lockstep.\(batch).\($0)") }
+            let heard = Locked([Access?](repeating: nil, count: size))
+            for (number, session) in all.enumerated() {
+                session.async { access in heard.withLock { $0[number] = access } }
+            }
+            let calls = FirstCalls(rounds: size)
+            // The first batches run to their end whatever the time (the title says at least 6,000).
+            let stop = batch < least ? DispatchTime.distantFuture : end
+            guard Lockstep.run(rounds: size, until: stop, in: lockstepPlace, waitingFor: "2 threads opening \(size) sessions in lockstep returning", { thread, round in
+                var made = 0
+                calls.started(thread: thread, round: round)
+                repeat {
+                    all[round].open(granted: true)
+                    made += 1
+                    if made == 1 { calls.returned(thread: thread, round: round) }
+                } while !calls.hasReturned(thread: 1 - thread, round: round) && made < 16
+            }) else { keptAlive += all; return false }
+            overlapped += calls.overlapped
+            // Sessions no thread reached (the time ran out) are opened here, once.
+            for session in all { session.open(granted: true) }
+            guard openedByTwo(all, heard: heard, in: lockstepPlace) else { return false }
+        }
+        return true
+    }
+
+    /// After 2 threads opened each of `all` with `open(granted: true)` at once: false (recorded)
+    /// unless every session's queued work ran (what it heard is in `heard`), told `.granted`.
+    /// Sessions whose work did not run are kept alive (`keptAlive`).
+    static func openedByTwo(_ all: [SessionQueue], heard: Locked<[Access?]>, in place: String) -> Bool {
+        let count = all.count
+        guard Patience.waitUntil(in: place, waitingFor: "the works of \(count) sessions, each opened by 2 threads at once, running",
+                                 hint: "Two threads called open(granted: true) on the same session at the same time, and its queued work never ran: the first call was decided outside the lock (a count read again after unlocking, say), and both threads thought they were second, so nobody resumed the queue. Decide, and read the outcome, under one lock.",
+                                 progress: { heard.current.count { $0 != nil } }, { heard.current.allSatisfy { $0 != nil } })
+        else {
+            let stuck = heard.current.count { $0 == nil }
+            Issue.record("\(stuck) of \(count) sessions opened by 2 threads at once never ran their work.")
+            keptAlive += all
+            return false
+        }
+        let refused = heard.current.count { $0 == .refused }
+        if refused > 0 {
+            Issue.record("\(refused) of \(count) sessions opened by 2 threads at once, both with open(granted: true), told their work .refused. A work that hears .refused after open(granted: true) most likely ran before the decision was recorded and read \"undecided\": record the decision first (under the lock), then let the queue go (resume).")
+            return false
+        }
+        return true
+    }
+
+    /// For the rounds of `lockstepOpeners`: when each thread's first call to `open()` began and
+    /// returned, to count the rounds in which the two calls overlapped in time.
+    final class FirstCalls: @unchecked Sendable {
+        private let returned0 = Atomic<Int>(-1), returned1 = Atomic<Int>(-1)
+        /// Per round: start and end of thread 0's first call, then of thread 1's. Each slot is
+        /// written by one thread, and read once both threads have returned.
+        private let times: UnsafeMutableBufferPointer<UInt64>
+        let rounds: Int
+
+        init(rounds: Int) {
+            self.rounds = rounds
+            times = .allocate(capacity: 4 * rounds)
+            times.initialize(repeating: 0)
+        }
+
+        deinit { times.deallocate() }
+
+        func started(thread: Int, round: Int) {
+            times[4 * round + 2 * thread] = DispatchTime.now().uptimeNanoseconds
+        }
+
+        func returned(thread: Int, round: Int) {
+            times[4 * round + 2 * thread + 1] = DispatchTime.now().uptimeNanoseconds
+            if thread == 0 { returned0.store(round, ordering: .releasing) } else { returned1.store(round, ordering: .releasing) }
+        }
+
+        func hasReturned(thread: Int, round: Int) -> Bool {
+            (thread == 0 ? returned0.load(ordering: .acquiring) : returned1.load(ordering: .acquiring)) >= round
+        }
+
+        /// The rounds whose two first calls overlapped; once both threads have returned.
+        var overlapped: Int {
+            (0..<rounds).count { r in
+                let (s0, e0, s1, e1) = (times[4 * r], times[4 * r + 1], times[4 * r + 2], times[4 * r + 3])
+                return e0 > 0 && e1 > 0 && s0 <= e1 && s1 <= e0
+            }
+        }
     }
 
     static let followedPlace = "open() from 2 threads, one following the other's session"
@@ -230,20 +344,7 @@ struct SessionQueueTests {
                 }
             }
         }) else { return false }
-        guard waitUntil(in: followedPlace, waitingFor: "the works of \(count) sessions, each opened by 2 threads at once, running",
-                        hint: "Two threads called open(granted: true) on the same session at the same time, and its queued work never ran: the first call was decided outside the lock (a count read again after unlocking, say), and both threads thought they were second, so nobody resumed the queue. Decide, and read the outcome, under one lock.",
-                        progress: { heard.current.count { $0 != nil } }, { heard.current.allSatisfy { $0 != nil } })
-        else {
-            let stuck = heard.current.count { $0 == nil }
-            Issue.record("\(stuck) of \(count) sessions opened by 2 threads at once never ran their work.")
-            return false
-        }
-        let refused = heard.current.count { $0 == .refused }
-        if refused > 0 {
-            Issue.record("\(refused) of \(count) sessions opened by 2 threads at once, both with open(granted: true), told their work .refused. A work that hears .refused after open(granted: true) most likely ran before the decision was recorded and read \"undecided\": record the decision first (under the lock), then let the queue go (resume).")
-            return false
-        }
-        return true
+        return openedByTwo(all, heard: heard, in: followedPlace)
     }
 
     /// Then sessions opened by two threads, one of them stopped by a signal at whatever
@@ -266,7 +367,7 @@ struct SessionQueueTests {
         for round in 0..<100 where interruptions < wanted && DispatchTime.now() < end {
             let all = (0..<roundSize).map { SessionQueue(label: "kata.session.pair.\(round).\($0)") }
             guard let (reached, acted) = Interrupter.run(
-                count: roundSize, interruptions: wanted - interruptions, seconds: 0.5, in: pairsPlace,
+                count: roundSize, interruptions: wanted - interruptions, seconds: 0.5, quiet: Patience.interruptedQuiet, in: pairsPlace,
                 victim: { all[$0].open(granted: true) }, intruder: { all[$0].open(granted: true) })
             else { return }
             interruptions += acted
@@ -282,6 +383,7 @@ struct SessionQueueTests {
             else {
                 let stuck = (0..<reached).filter { !ran.current.contains($0) }
                 Issue.record("\(stuck.count) of \(reached) sessions opened by 2 threads never ran their work (the first: session \(stuck.first.map { $0 + 1 } ?? 0) of round \(round + 1)).")
+                keptAlive += all
                 return
             }
         }
@@ -380,3 +482,4 @@ struct SessionQueueTests {
         #expect(granted == 0, "\(granted) works of sessions released while closed were told .granted: nobody granted access, so they are refused.")
     }
 }
+

@@ -28,9 +28,11 @@ public enum Interrupter {
     /// `intruder(i)` for the `i` the victim is in, once per `i`. Stops once the intruder has acted
     /// `interruptions` times, or after `count` calls, or once `seconds` have passed. Returns how
     /// many `i` the victim reached and how often the intruder acted, or nil after recording a
-    /// suspected deadlock when the two threads did not return within `seconds` + 1.
+    /// suspected deadlock when nothing moved (no call, no interruption) for `quiet` seconds
+    /// (default `seconds` + 1) before the two threads returned. A suite whose watchdog leaves room
+    /// passes a longer `quiet`: on a busy machine a process may not run for over a second.
     public static func run(
-        count: Int, interruptions: Int, seconds: Double, in place: String,
+        count: Int, interruptions: Int, seconds: Double, quiet: Double? = nil, in place: String,
         victim: @escaping @Sendable (Int) -> Void, intruder: @escaping @Sendable (Int) -> Void
     ) -> (reached: Int, interruptions: Int)? {
         installHandler()
@@ -45,7 +47,7 @@ public enum Interrupter {
         // Progress is every call the victim makes and every interruption: on a busy machine the
         // loop itself may take longer than the quiet spell, which is not a deadlock.
         let returned = ThreadGang.run(
-            2, seconds: seconds + 1, in: place,
+            2, seconds: quiet ?? seconds + 1, in: place,
             progress: { reached.load(ordering: .relaxed) + acted.load(ordering: .relaxed) }
         ) { index in
             if index == 0 {
