@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Synchronization
 @testable import GraderCore
 
 @Suite("Child processes")
@@ -38,6 +39,33 @@ struct ChildProcessTests {
         #expect(try ChildProcess.run(["sh", "-c", "echo hello; exit 3"], in: directory, outputFile: log, deadline: 10) == .exited(3))
         #expect(try String(contentsOf: log, encoding: .utf8) == "hello\n")
         #expect(try ChildProcess.run(["sh", "-c", "kill -SEGV $$"], in: directory, outputFile: log, deadline: 10) == .signalled(11))
+    }
+
+    @Test("A child starts in its folder (one with a space, a comma and Chinese) and the grader's own folder never changes")
+    func startsInItsFolderWithoutMovingTheGrader() throws {
+        #expect(SpawnDirectory.addChdir != nil, "this system's C library has posix_spawn_file_actions_addchdir_np")
+        let folder = directory.appendingPathComponent("grader child \(UUID().uuidString), 学习")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let before = FileManager.default.currentDirectoryPath
+        let log = output
+        // Another thread keeps reading the grader's folder while children start.
+        let spawning = Mutex(true)
+        let moved = Mutex(false)
+        let watcher = Thread {
+            while spawning.withLock({ $0 }) {
+                if FileManager.default.currentDirectoryPath != before { moved.withLock { $0 = true } }
+            }
+        }
+        watcher.start()
+        for _ in 0..<20 {
+            #expect(try ChildProcess.run(["sh", "-c", "pwd -P"], in: folder, outputFile: log, deadline: 10) == .exited(0))
+        }
+        spawning.withLock { $0 = false }
+        #expect(!moved.withLock { $0 }, "the grader's working folder changed while a child started")
+        let printed = try String(contentsOf: log, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(URL(fileURLWithPath: printed).lastPathComponent == folder.lastPathComponent)
+        #expect(FileManager.default.currentDirectoryPath == before)
     }
 
     @Test("A command that does not exist is an error, not a crash")

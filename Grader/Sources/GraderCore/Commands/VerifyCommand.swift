@@ -345,7 +345,8 @@ struct VerifyCommand {
             if termination != .exited(0) { problems.append("the support and grader tests ended with \(termination); see \(layout.relative(log))") }
         }
         if events.declared.isEmpty { problems.append("no support or grader tests ran") }
-        for test in events.declared where events.runs[test.id]?.passed != true {
+        // A test gated on KATA_MAINTAINER=1 (one that builds for minutes) is skipped here by design.
+        for test in events.declared where events.runs[test.id]?.passed != true && events.runs[test.id]?.skipped != true {
             problems.append("\(test.id): \(events.runs[test.id]?.issues.first?.message ?? "did not finish")")
         }
         return problems

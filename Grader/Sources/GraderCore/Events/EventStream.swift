@@ -27,6 +27,8 @@ public struct TestRun: Equatable, Sendable {
     /// When it started and ended, on the machine's monotonic clock (seconds).
     public var startedAt: Double?
     public var endedAt: Double?
+    /// Swift Testing skipped it (`.enabled(if:)` was false): it did not run.
+    public var skipped = false
     public var passed: Bool { ended && issues.isEmpty }
 }
 
@@ -131,6 +133,10 @@ public struct EventStream: Sendable {
         case "testEnded":
             runs[testID, default: TestRun()].ended = true
             runs[testID, default: TestRun()].endedAt = instant
+        case "testSkipped":
+            // Never a pass: `passed` needs `ended`. Only the maintainer's own tests may be skipped
+            // by design (a test gated on KATA_MAINTAINER), and verify says which.
+            runs[testID, default: TestRun()].skipped = true
         case "issueRecorded":
             let issue = payload["issue"] as? [String: Any]
             if issue?["isKnown"] as? Bool == true { return }

@@ -157,16 +157,25 @@ public enum ChildProcess {
         for (key, value) in environment { env[key] = value }
         let envStrings = env.map { "\($0.key)=\($0.value)" }
 
-        // posix_spawn has no portable "change directory" action: spawn from the directory.
-        let previousDirectory = FileManager.default.currentDirectoryPath
-        _ = FileManager.default.changeCurrentDirectoryPath(directory.path)
-        defer { _ = FileManager.default.changeCurrentDirectoryPath(previousDirectory) }
-
         var pid: pid_t = 0
-        let status = withCStrings(arguments) { argv in
-            withCStrings(envStrings) { envp in
-                posix_spawnp(&pid, arguments[0], &fileActions, &attributes, argv, envp)
+        func spawnNow() -> Int32 {
+            withCStrings(arguments) { argv in
+                withCStrings(envStrings) { envp in
+                    posix_spawnp(&pid, arguments[0], &fileActions, &attributes, argv, envp)
+                }
             }
+        }
+        let status: Int32
+        if SpawnDirectory.add(directory.path, to: &fileActions) {
+            status = spawnNow()
+        } else {
+            // No such file action on this system: spawn from the directory, one spawn at a time.
+            SpawnDirectory.fallbackLock.lock()
+            let previousDirectory = FileManager.default.currentDirectoryPath
+            _ = FileManager.default.changeCurrentDirectoryPath(directory.path)
+            status = spawnNow()
+            _ = FileManager.default.changeCurrentDirectoryPath(previousDirectory)
+            SpawnDirectory.fallbackLock.unlock()
         }
         guard status == 0 else {
             throw GraderError.cannotRun("could not start \(arguments[0]): \(String(cString: strerror(status)))")
