@@ -80,7 +80,12 @@ struct AsyncContextCheck {
     func modules() -> [(name: String, sources: [String], primaries: [String])] {
         sourceLists().compactMap { name, list in
             guard let text = try? String(contentsOf: list, encoding: .utf8) else { return nil }
-            let sources = text.split(separator: "\n").map(String.init).filter { $0.hasSuffix(".swift") && MacPrivatePaths.isInside($0, root.path) }
+            // The course's own files: a module made only of generated files (Swift Build's test
+            // runners, `<Target>-test-runner`, whose source lies in the build folder) has none.
+            let sources = text.split(separator: "\n").map(String.init).filter {
+                $0.hasSuffix(".swift") && MacPrivatePaths.isInside($0, root.path)
+                    && !(MacPrivatePaths.relative($0, to: root.path) ?? "").hasPrefix(".build")
+            }
             let codes = sources.map { (try? String(contentsOf: URL(fileURLWithPath: $0), encoding: .utf8)) ?? "" }
             if let onlyFolders, !sources.contains(where: { path in onlyFolders.contains { (MacPrivatePaths.relative(path, to: root.path) ?? "").hasPrefix($0 + "/") } }) { return nil }
             let primaries = zip(sources, codes).filter { Self.mentionsBlockingCall($0.1) }.map(\.0)
