@@ -34,6 +34,18 @@ enum Fixture {
 
 @Suite("Event stream")
 struct EventStreamTests {
+    @Test("A skipped test is skipped, never passed, and stays so through a merge")
+    func skipped() {
+        var stream = EventStream()
+        stream.consume(line: Data(#"{"kind":"event","payload":{"kind":"testSkipped","messages":[],"testID":"DemoTests.Gated/built()/C.swift:1:6"},"version":0}"#.utf8))
+        var merged = EventStream()
+        merged.merge(stream)
+        for run in [stream.runs["DemoTests.Gated/built()/C.swift:1:6"], merged.runs["DemoTests.Gated/built()/C.swift:1:6"]] {
+            #expect(run?.skipped == true)
+            #expect(run?.passed == false)
+        }
+    }
+
     @Test("Test records give names without (), display names, and source order")
     func declarations() {
         let stream = Fixture.stream

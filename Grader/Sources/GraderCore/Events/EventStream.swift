@@ -103,7 +103,7 @@ public struct EventStream: Sendable {
     /// crash or a hang: tests this stream has no result for take the later run's.
     public mutating func merge(_ later: EventStream) {
         for test in later.declared where !declared.contains(where: { $0.id == test.id }) { declared.append(test) }
-        for (id, run) in later.runs where runs[id]?.ended != true && run.started { runs[id] = run }
+        for (id, run) in later.runs where runs[id]?.ended != true && (run.started || (run.skipped && runs[id]?.started != true)) { runs[id] = run }
         runStarted = runStarted || later.runStarted
         runEnded = later.runEnded
     }
