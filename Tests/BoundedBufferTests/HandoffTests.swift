@@ -30,7 +30,7 @@ struct HandoffTests {
         let buffers = (0..<pairs).map { _ in (there: BoundedBuffer<Int>(capacity: 1), back: BoundedBuffer<Int>(capacity: 1)) }
         let progress = Locked([Int](repeating: 0, count: pairs))
         let problems = Locked([String]())
-        let finished = ThreadGang.run(pairs * 2, seconds: seconds, in: place) { index in
+        let finished = ThreadGang.run(pairs * 2, seconds: seconds, in: place, progress: { progress.current.reduce(0, +) }) { index in
             let pair = index / 2
             let (there, back) = buffers[pair]
             if index % 2 == 0 {

@@ -22,7 +22,8 @@ struct StressTests {
     @Test("4 producers and 4 consumers: every element arrives exactly once, in each producer's order, never more than capacity inside")
     func manyProducersAndConsumers() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
-            IsolatedCheck.begin(seconds: 2 * StressTests.seconds + 4, in: StressTests.place)
+            IsolatedCheck.begin(quiet: StressTests.seconds + 4, limit: 60, in: StressTests.place,
+                                progress: { StressTests.elementsTaken.current })
             StressTests.producersAndConsumersThroughEachBuffer()
             IsolatedCheck.finish()
         }
@@ -41,6 +42,10 @@ struct StressTests {
             if issuesRecorded.current != before { return }
         }
     }
+
+    /// Elements taken from every buffer, counted in batches (a lock per take would change the
+    /// contention): both deadlines watch it, so that slow on a loaded machine is not a deadlock.
+    static let elementsTaken = Locked(0)
 
     /// Issues this process recorded (the checks below count theirs, to stop after a failing buffer).
     static let issuesRecorded = Locked(0)
@@ -61,6 +66,7 @@ struct StressTests {
         let producersLeft = Locked(producers)
         let running = Locked(true)
         let highestCount = Locked(0)
+        let taken = elementsTaken
 
         // Where the test can see the count: a thread that reads it as often as it can.
         let sampler = ThreadGang.spawn {
@@ -71,7 +77,7 @@ struct StressTests {
             }
         }
 
-        let finished = ThreadGang.run(producers + consumers, seconds: seconds, in: place) { index in
+        let finished = ThreadGang.run(producers + consumers, seconds: seconds, in: place, progress: { taken.current }) { index in
             if index < producers {
                 for sequence in 0..<perProducer {
                     let outcome = buffer.putOutcome(element(producer: index, sequence: sequence))
@@ -87,7 +93,9 @@ struct StressTests {
                 mine.reserveCapacity(producers * perProducer)
                 loop: while true {
                     switch buffer.takeOutcome() {
-                    case .returned(let value): mine.append(value)
+                    case .returned(let value):
+                        mine.append(value)
+                        if mine.count % 256 == 0 { taken.withLock { $0 += 256 } }
                     case .threw(.closed): break loop
                     case let other:
                         wrongOutcomes.withLock { $0.append("take() on an open buffer \(other)") }

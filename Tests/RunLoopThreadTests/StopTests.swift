@@ -157,13 +157,15 @@ struct StopTests {
         let accepted = Locked(0)
         let ran = Locked(0)
         let refusedThenAccepted = Locked(false)
+        let calling = Locked(0)  // submitters whose first perform(_:) has returned
         let go = StartBarrier(parties: 5)
         let submitters = (0..<4).map { _ in
             ThreadGang.spawn {
                 guard go.arrive(seconds: LoopLab.prompt) else { return }
                 var refused = false
-                for _ in 0..<200_000 {
+                for call in 0..<200_000 {
                     let ok = busy.perform { ran.withLock { $0 += 1 } }
+                    if call == 0 { calling.withLock { $0 += 1 } }
                     if ok {
                         accepted.withLock { $0 += 1 }
                         if refused { refusedThenAccepted.withLock { $0 = true } }
@@ -175,6 +177,12 @@ struct StopTests {
             }
         }
         guard go.arrive(seconds: LoopLab.prompt) else { return }
+        // stop() comes once every submitter is in its loop, however late a busy machine lets
+        // them start (a fixed pause was not enough at load 40), and 20 ms later.
+        guard Deadline.waitUntil(quiet: LoopLab.prompt, in: "4 threads calling perform(_:) in a loop",
+                                 waitingFor: "the first perform(_:) call of each thread returning",
+                                 progress: { calling.current + accepted.current }, { calling.current == 4 })
+        else { return }
         Thread.sleep(forTimeInterval: 0.02)
         guard LoopLab.stop(busy, thread: busyThread, in: "stop() while 4 threads perform blocks") != nil else { return }
         let ranWhenStopReturned = ran.current
@@ -182,7 +190,7 @@ struct StopTests {
             guard Deadline.wait(for: submitter, seconds: LoopLab.prompt, in: "a thread calling perform(_:) in a loop", waitingFor: "perform(_:) returning false after stop()") else { return }
         }
         let total = accepted.current
-        #expect(total > 0, "4 threads performed blocks for 20 ms on a thread that nobody had stopped yet, and perform(_:) refused every one: a running thread accepts blocks until stop() is called.")
+        #expect(total > 0, "4 threads called perform(_:) on a thread that nobody had stopped yet, and it refused every block: a running thread accepts blocks until stop() is called.")
         #expect(ranWhenStopReturned == total, "While 4 threads performed blocks, stop() returned with \(ranWhenStopReturned) of the \(total) blocks it had accepted run\(ranWhenStopReturned < total ? ": \(total - ranWhenStopReturned) accepted blocks were lost (or still waiting) when the loop ended. Refuse new blocks and queue the end of the loop under one lock, so that the end comes after every accepted block" : "")).")
         Thread.sleep(forTimeInterval: 0.05)
         #expect(ran.current == total, "\(ran.current) blocks ran for \(total) accepted: a refused block must never run.")

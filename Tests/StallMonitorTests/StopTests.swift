@@ -99,7 +99,7 @@ struct StopTests {
         let monitors = (0..<100).map { _ in lab.makeMonitor(thresholdMs: 100, intervalMs: 20) }
         monitors.forEach { $0.start() }
         let together = StartBarrier(parties: 4)
-        ThreadGang.run(4, in: "100 monitors, each stopped from 4 threads at once") { _ in
+        ThreadGang.run(4, in: "100 monitors, each stopped from 4 threads at once", progress: { together.rounds }) { _ in
             for monitor in monitors {
                 guard together.arrive() else { return }
                 monitor.stop()

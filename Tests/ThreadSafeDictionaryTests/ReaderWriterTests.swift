@@ -58,6 +58,8 @@ struct ReaderWriterTests {
         var readerSawWriter = 0
         var writerSawReader = 0
         var writerSawWriter = 0
+        /// Calls that returned: the gang's deadline watches it, so that slow is not a deadlock.
+        var returned = 0
     }
 
     static let readerThreads = 4
@@ -67,7 +69,7 @@ struct ReaderWriterTests {
     static func readersAndWritersNeverOverlap() {
         let dictionary = ThreadSafeDictionary<String, Int>(["writes": 0])
         let occupancy = Locked(Occupancy())
-        ThreadGang.run(readerThreads + writerThreads, in: "read and mutate from 6 threads") { index in
+        ThreadGang.run(readerThreads + writerThreads, in: "read and mutate from 6 threads", progress: { occupancy.current.returned }) { index in
             let isWriter = index < writerThreads
             for _ in 0..<iterations {
                 if isWriter {
@@ -91,6 +93,7 @@ struct ReaderWriterTests {
                         occupancy.withLock { $0.readers -= 1 }
                     }
                 }
+                occupancy.withLock { $0.returned += 1 }
             }
         }
         let seen = occupancy.current
