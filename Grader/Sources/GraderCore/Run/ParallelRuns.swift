@@ -23,34 +23,22 @@ extension GradingSession {
             return Dictionary(uniqueKeysWithValues: exercises.map { ($0.name, together) })
         }
         let merged = MergedProgress(progress)
-        let results = Mutex([String: Result<SuiteRun, any Error>]())
-        let next = Mutex(0)
         let deadlines = exercises.map(deadline)
-        let finished = DispatchGroup()
-        for _ in 0..<min(Self.parallelSuiteProcesses, exercises.count) {
-            finished.enter()
-            Thread {
-                defer { finished.leave() }
-                while !Interrupt.requested {
-                    let index = next.withLock { index in defer { index += 1 }; return index }
-                    guard index < exercises.count else { return }
-                    let exercise = exercises[index]
-                    var own = runner
-                    own.progress = merged.part(exercise.name)
-                    let result = Result {
-                        try own.run(name: "all-\(exercise.name)", filter: SuiteRunner.filter(suitesOf: [exercise.name]),
-                                    target: "\(exercise.name)Tests", parallel: true, deadline: deadlines[index])
-                    }
-                    merged.ended(exercise.name)
-                    results.withLock { $0[exercise.name] = result }
-                }
-            }.start()
+        let results = Self.inParallel(exercises.count, width: Self.parallelSuiteProcesses) { index in
+            let exercise = exercises[index]
+            var own = runner
+            own.progress = merged.part(exercise.name)
+            let result = Result {
+                try own.run(name: "all-\(exercise.name)", filter: SuiteRunner.filter(suitesOf: [exercise.name]),
+                            target: "\(exercise.name)Tests", parallel: true, deadline: deadlines[index])
+            }
+            merged.ended(exercise.name)
+            return result
         }
-        finished.wait()
         var runs: [String: SuiteRun] = [:]
-        for exercise in exercises {
+        for (exercise, result) in zip(exercises, results) {
             // A suite that never started (Ctrl-C came first) has no result: it was interrupted.
-            runs[exercise.name] = try results.withLock { $0[exercise.name] }?.get()
+            runs[exercise.name] = try result?.get()
                 ?? SuiteRun(stream: EventStream(), termination: .interrupted, sanitizerText: "")
         }
         return runs
