@@ -16,17 +16,20 @@ public let modelChecks: [ModelCheck] = [
     ModelCheck("nested sync on a worker") {
         let worker = SerialWorker(label: "worker")
         let done = Results()
+        // Each body records whether it ran on the worker: a sync that runs every body inline,
+        // on the caller's thread, never deadlocks but is no worker.
         let caller = Model.spawn("caller") {
-            worker.sync { worker.sync { done.values.append(1) } }
+            worker.sync { worker.sync { done.values.append(worker.isCurrent ? 1 : -1) } }
         }
         let submitter = Model.spawn("submitter") {
-            worker.async { worker.sync { done.values.append(2) } }
+            worker.async { worker.sync { done.values.append(worker.isCurrent ? 2 : -2) } }
         }
         Model.join(caller, submitter)
         Model.joinAll()
         Model.check(
-            done.values.sorted() == [1, 2], "nested sync calls on one SerialWorker ran \(done.values), not both",
-            zh: "同一个 SerialWorker 上的嵌套 sync 调用只运行了 \(done.values)，而不是两个都运行")
+            done.values.sorted() == [1, 2],
+            "nested sync calls on one SerialWorker recorded \(done.values), not [1, 2] (a negative number: the body ran, but isCurrent said it was not on the worker)",
+            zh: "同一个 SerialWorker 上的嵌套 sync 调用记录了 \(done.values)，而不是 [1, 2]（负数：代码块运行了，但 isCurrent 表示它不在这个 worker 上）")
     },
     ModelCheck("audit beside a transfer") {
         let bank = Bank(balances: [50, 50, 50])
