@@ -45,9 +45,9 @@ public final class Wait {
     let site: Site
     var timedOut = false
     /// The row when the deadline passes ("⏱ gives up at 2 s" unless said otherwise).
-    let onDeadline: String?
+    let onDeadline: Bilingual?
 
-    public init(what: Bilingual, site: Site, deadline: Double? = nil, onDeadline: String? = nil, holder: @escaping () -> LogicalThread? = { nil }, until ready: @escaping () -> Bool) {
+    public init(what: Bilingual, site: Site, deadline: Double? = nil, onDeadline: Bilingual? = nil, holder: @escaping () -> LogicalThread? = { nil }, until ready: @escaping () -> Bool) {
         self.what = what
         self.onDeadline = onDeadline
         self.site = site

@@ -80,7 +80,7 @@ public final class ModelQueue: @unchecked Sendable {
             if let delay {
                 _ = scheduler.block(Wait(
                     what: Bilingual("\(delay) s to pass", zh: "\(delay) 秒过去"), site: site,
-                    deadline: scheduler.virtualDeadline(secondsFromNow: delay), onDeadline: "⏱ its \(delay) s have passed",
+                    deadline: scheduler.virtualDeadline(secondsFromNow: delay), onDeadline: Bilingual("⏱ its \(delay) s have passed", zh: "⏱ 它的 \(delay) 秒已过"),
                     until: { false }))
                 entry = enqueue(barrier: barrier)
             }

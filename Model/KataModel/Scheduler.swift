@@ -26,6 +26,8 @@ public final class Scheduler: @unchecked Sendable {
         public let step: Int
         public let thread: Int
         public let text: String
+        /// The row in Chinese when it is words (nil when it is code, which stays code).
+        public let zh: String?
         public let site: Site?
         /// Virtual seconds since the schedule started.
         public let time: Double
@@ -106,7 +108,7 @@ public final class Scheduler: @unchecked Sendable {
             pthread_setspecific(Scheduler.key, Unmanaged.passUnretained(thread).toOpaque())
             body()
             thread.state = .finished
-            record(thread, "finishes", nil)
+            record(thread, Bilingual("finishes", zh: "结束"), nil)
             pthread_setspecific(Scheduler.key, nil)
             reschedule(from: thread)
         }
@@ -177,14 +179,14 @@ public final class Scheduler: @unchecked Sendable {
         if wait.ready() { return true }
         if let deadline = wait.deadline, deadline <= now { return false }
         me.state = .blocked(wait)
-        record(me, "⏸ waits for \(wait.what.en)", nil)
+        record(me, Bilingual("⏸ waits for \(wait.what.en)", zh: "⏸ 等待 \(wait.what.zh)"), nil)
         reschedule(from: me)
         me.state = .runnable
         if wait.ready() {
-            record(me, "▶ goes on", nil)
+            record(me, Bilingual("▶ goes on", zh: "▶ 继续"), nil)
             return true
         }
-        record(me, wait.onDeadline ?? "⏱ gives up at \(Self.format(now))", nil)
+        record(me, wait.onDeadline ?? Bilingual("⏱ gives up at \(Self.format(now))", zh: "⏱ 在 \(Self.format(now)) 放弃"), nil)
         return false
     }
 
@@ -198,7 +200,7 @@ public final class Scheduler: @unchecked Sendable {
 
     /// Records a failed property; the schedule goes on to its end, and the first failure wins.
     public func fail(_ message: Bilingual) {
-        if let me = current { record(me, "✗ \(message.en)", nil) }
+        if let me = current { record(me, Bilingual("✗ \(message.en)", zh: "✗ \(message.zh)"), nil) }
         if violation == nil {
             violation = message
             violationEvent = events.count - 1
@@ -212,7 +214,12 @@ public final class Scheduler: @unchecked Sendable {
     // MARK: - Scheduling
 
     private func record(_ thread: LogicalThread, _ text: String, _ site: Site?) {
-        events.append(Event(step: events.count, thread: thread.id, text: text, site: site, time: now, harness: thread.inHarness))
+        events.append(Event(step: events.count, thread: thread.id, text: text, zh: nil, site: site, time: now, harness: thread.inHarness))
+    }
+
+    /// A row in words, not code: shown in the frame's language.
+    private func record(_ thread: LogicalThread, _ words: Bilingual, _ site: Site?) {
+        events.append(Event(step: events.count, thread: thread.id, text: words.en, zh: words.zh, site: site, time: now, harness: thread.inHarness))
     }
 
     private func isEnabled(_ thread: LogicalThread) -> Bool {

@@ -48,8 +48,8 @@ public enum SwimLanes {
         let names = columns.map { schedule.threadNames.indices.contains($0) ? schedule.threadNames[$0] : "thread \($0)" }
         // Each column as wide as its longest cell, up to `width`; a longer cell loses its end.
         let widths = columns.enumerated().map { index, thread in
-            let longest = shown.filter { $0.thread == thread }.map { cellText($0).count }.max() ?? 0
-            return max(names[index].count, min(width, longest))
+            let longest = shown.filter { $0.thread == thread }.map { displayWidth(cellText($0, language)) }.max() ?? 0
+            return max(displayWidth(names[index]), min(width, longest))
         }
 
         var lines = header
@@ -60,7 +60,7 @@ public enum SwimLanes {
         lines.append(row(language == .chinese ? "步骤" : "step", names, widths))
         lines.append(" " + String(repeating: "-", count: 5) + widths.map { "+" + String(repeating: "-", count: $0 + 2) }.joined())
         for event in shown {
-            let cell = cellText(event)
+            let cell = cellText(event, language)
             let cells = columns.map { $0 == event.thread ? cell : "" }
             lines.append(row("\(event.step)", cells, widths))
         }
@@ -68,9 +68,11 @@ public enum SwimLanes {
         return lines.joined(separator: "\n")
     }
 
-    /// The learner's line first: a long cell loses its end, never the line.
-    private static func cellText(_ event: Scheduler.Event) -> String {
-        event.site.map { "\($0)  \(event.text)" } ?? event.text
+    /// The learner's line first: a long cell loses its end, never the line. Words in Chinese
+    /// only for `.chinese`: side by side, both languages would not fit a column.
+    private static func cellText(_ event: Scheduler.Event, _ language: Language) -> String {
+        let text = language == .chinese ? event.zh ?? event.text : event.text
+        return event.site.map { "\($0)  \(text)" } ?? text
     }
 
     /// The strategy's name in Chinese ("random walk", "PCT, 2 change points").
@@ -86,9 +88,19 @@ public enum SwimLanes {
     private static func row(_ first: String, _ cells: [String], _ widths: [Int]) -> String {
         var line = " " + pad(first, 5)
         for (cell, width) in zip(cells, widths) {
-            line += "| " + pad(cell.count > width ? String(cell.prefix(width - 1)) + "…" : cell, width) + " "
+            line += "| " + pad(displayWidth(cell) > width ? truncated(cell, to: width - 1) + "…" : cell, width) + " "
         }
         return line.trimmingTrailingSpaces()
+    }
+
+    /// The longest start of `text` that fits `width` columns.
+    private static func truncated(_ text: String, to width: Int) -> String {
+        var kept = ""
+        for character in text {
+            guard displayWidth(kept + String(character)) <= width else { break }
+            kept.append(character)
+        }
+        return kept
     }
 
     private static func pad(_ text: String, _ width: Int) -> String {
