@@ -108,7 +108,7 @@ struct StressTests {
         running.withLock { $0 = false }
         _ = sampler.wait(timeout: .now() + 1)
         guard finished else {
-            record("Some producers or consumers never returned (capacity \(capacity)): a thread slept through the wake-up meant for it. Check the condition and wait while holding the lock (a check made before lock() misses a put that happens in between: the lost wake-up), wake waiters on every change, and let close() wake every one of them (broadcast).")
+            record("Some producers or consumers never returned, and the work stopped moving for \(Int(seconds)) s (capacity \(capacity)). The usual cause: a thread slept through the wake-up meant for it. Check the condition and wait while holding the lock (a check made before lock() misses a put that happens in between: the lost wake-up), wake waiters on every change, and let close() wake every one of them (broadcast).")
             buffer.close()
             return
         }
