@@ -39,19 +39,30 @@ public struct Explorer: Sendable {
     /// PCT places its change points among this many decisions: those of a first, random-walk
     /// schedule (number 0 is always random walk), so the estimate is a function of the code alone.
     public func expectedSteps(_ body: @escaping @Sendable () -> Void) -> Int {
-        let probe = Scheduler.run(strategy: RandomWalk(seed: 0), maxSteps: maxSteps, watchdog: watchdog, body)
-        return max(1, probe.decisions.count)
+        steps(of: probe(body))
+    }
+
+    /// That first schedule: schedule 0 itself (`strategy(forSchedule: 0, …)` is `RandomWalk(seed: 0)`).
+    func probe(_ body: @escaping @Sendable () -> Void) -> Schedule {
+        Scheduler.run(strategy: RandomWalk(seed: 0), maxSteps: maxSteps, watchdog: watchdog, body)
+    }
+
+    func steps(of probe: Schedule) -> Int {
+        max(1, probe.decisions.count)
     }
 
     /// Runs schedules until one fails or the budget is spent.
     public func explore(_ body: @escaping @Sendable () -> Void) -> Result {
         let start = DispatchTime.now().uptimeNanoseconds
-        let steps = expectedSteps(body)
+        let probe = probe(body)
+        let steps = steps(of: probe)
         var tried = 0
         var failure: Failure?
         for offset in 0..<UInt64(budget) {
             let number = first &+ offset
-            let schedule = Scheduler.run(strategy: strategy(forSchedule: number, expectedSteps: steps), maxSteps: maxSteps, watchdog: watchdog, body)
+            // Schedule 0 is the probe: not run twice (a stalled one would cost its watchdog twice).
+            let schedule = number == 0 ? probe
+                : Scheduler.run(strategy: strategy(forSchedule: number, expectedSteps: steps), maxSteps: maxSteps, watchdog: watchdog, body)
             tried += 1
             if schedule.failed {
                 failure = Failure(schedule: schedule, number: number, expectedSteps: steps, tried: tried)

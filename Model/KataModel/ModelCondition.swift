@@ -32,7 +32,7 @@ public final class ModelCondition: @unchecked Sendable {
         let waiter = Waiter(thread: me)
         waiters.append(waiter)
         lock.release()
-        scheduler.note("\(text) on \(name): lets the lock go", at: site)
+        scheduler.note(Bilingual("\(text) on \(name): lets the lock go", zh: "\(text) on \(name)：放开锁"), at: site)
         let signalled = scheduler.block(Wait(
             what: Bilingual("a signal on \(name)", zh: "\(name) 的 signal"), site: site, deadline: deadline,
             until: { waiter.signalled }))
@@ -45,12 +45,12 @@ public final class ModelCondition: @unchecked Sendable {
     public func signal(at site: Site) {
         guard let (scheduler, _) = Scheduler.current else { return }
         guard !waiters.isEmpty else {
-            scheduler.after("signal() on \(name): nobody waits", at: site)
+            scheduler.after(Bilingual("signal() on \(name): nobody waits", zh: "signal() on \(name)：没有人在等"), at: site)
             return
         }
         let woken = waiters.remove(at: scheduler.choose(waiters.count))
         woken.signalled = true
-        scheduler.after("signal() on \(name): wakes \(woken.thread.name)", at: site)
+        scheduler.after(Bilingual("signal() on \(name): wakes \(woken.thread.name)", zh: "signal() on \(name)：唤醒 \(woken.thread.name)"), at: site)
     }
 
     public func broadcast(at site: Site) {
@@ -58,7 +58,9 @@ public final class ModelCondition: @unchecked Sendable {
         let woken = waiters
         waiters.removeAll()
         for waiter in woken { waiter.signalled = true }
-        let whom = woken.isEmpty ? "nobody waits" : "wakes " + woken.map(\.thread.name).joined(separator: ", ")
-        scheduler.after("broadcast() on \(name): \(whom)", at: site)
+        let names = woken.map(\.thread.name).joined(separator: ", ")
+        scheduler.after(woken.isEmpty
+            ? Bilingual("broadcast() on \(name): nobody waits", zh: "broadcast() on \(name)：没有人在等")
+            : Bilingual("broadcast() on \(name): wakes \(names)", zh: "broadcast() on \(name)：唤醒 \(names)"), at: site)
     }
 }

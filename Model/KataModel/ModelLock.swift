@@ -42,10 +42,10 @@ public final class ModelLock: @unchecked Sendable {
         if owner == nil || (recursive && owner === me) {
             owner = me
             depth += 1
-            scheduler.note("→ got it")
+            scheduler.note(Bilingual("→ got it", zh: "→ 拿到了"))
             return true
         }
-        scheduler.note("→ false: held by \(owner!.name)")
+        scheduler.note(Bilingual("→ false: held by \(owner!.name)", zh: "→ false：被 \(owner!.name) 持有"))
         return false
     }
 

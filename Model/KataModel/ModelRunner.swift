@@ -12,7 +12,11 @@ public struct ModelRunReport: Codable, Sendable, Equatable {
         public var verdict: String
         /// 1-based, in the order of the exercise's `modelChecks`: what `grader replay --check` takes.
         public var index: Int
+        /// The check's English name (what `kata-model` takes), and its title in the language asked for.
         public var name: String
+        public var title: String?
+        /// The graded stress checks whose property it states (`ModelCheck.stress`).
+        public var stress: [String]?
         public var schedules: Int
         public var seconds: Double
         public var number: UInt64?
@@ -28,7 +32,7 @@ public struct ModelRunReport: Codable, Sendable, Equatable {
 
 /// The command line of a runner:
 ///
-///     model-<Exercise> check [--budget N] [--lang en|zh-Hans] [--report FILE]
+///     model-<Exercise> check [--budget N] [--stress TEST,…] [--watchdog SECONDS] [--lang en|zh-Hans] [--report FILE]
 ///     model-<Exercise> replay CHECK (NUMBER | code:DECISIONS) [--lang …] [--report FILE]
 ///
 /// Before each check it writes `model: check N` to standard error, so that when the code under
@@ -44,15 +48,22 @@ public enum ModelRunner {
         let budget = option("--budget").flatMap(Int.init) ?? 1_000
         let language = option("--lang").flatMap(SwimLanes.Language.init(rawValue:)) ?? .english
         let reportFile = option("--report")
+        // The grader's search under a failing stress check: only the checks that state the
+        // property of one of these tests, until the first that does not hold, with a shorter
+        // watchdog (a schedule takes milliseconds; a stalled one leaves a thread spinning).
+        let stress = option("--stress").map { Set($0.split(separator: ",").map(String.init)) }
+        let watchdog = option("--watchdog").flatMap(Double.init) ?? 10
         var report = ModelRunReport(exercise: exercise, budget: budget, checks: [])
 
         switch arguments.first {
         case "check":
             for (offset, check) in checks.enumerated() {
+                if let stress, stress.isDisjoint(with: check.stress) { continue }
                 progress("model: check \(offset + 1)")
-                let result = Explorer(budget: budget).explore(check.body)
+                let result = Explorer(budget: budget, watchdog: watchdog).explore(check.body)
                 var entry = ModelRunReport.Check(
-                    verdict: "pass", index: offset + 1, name: check.name, schedules: result.tried, seconds: result.seconds)
+                    verdict: "pass", index: offset + 1, name: check.name, title: check.title(language), stress: check.stress,
+                    schedules: result.tried, seconds: result.seconds)
                 if let failure = result.failure {
                     entry.verdict = verdict(of: failure.schedule.outcome)
                     entry.number = failure.number
@@ -60,6 +71,7 @@ public enum ModelRunner {
                     entry.picture = SwimLanes.render(failure, language: language, replayLine: false)
                 }
                 report.checks.append(entry)
+                if stress != nil, entry.verdict != "pass" { break }
             }
         case "replay":
             guard arguments.count == 3, let index = Int(arguments[1]), checks.indices.contains(index - 1) else { usage(checks) }
@@ -80,7 +92,8 @@ public enum ModelRunner {
             let header = language.lines(
                 "Replay of \(token) (\(schedule.strategyName))", "重放 \(token)（\(SwimLanes.chinese(schedule.strategyName))）")
             report.checks.append(ModelRunReport.Check(
-                verdict: schedule.failed ? verdict(of: schedule.outcome) : "pass", index: index, name: check.name, schedules: 1,
+                verdict: schedule.failed ? verdict(of: schedule.outcome) : "pass", index: index, name: check.name,
+                title: check.title(language), stress: check.stress, schedules: 1,
                 seconds: Date().timeIntervalSince(start), number: UInt64(token), code: DecisionCode.encode(schedule.decisions),
                 picture: SwimLanes.render(schedule, header: header, window: 40, language: language)))
         default:
@@ -110,7 +123,7 @@ public enum ModelRunner {
     }
 
     static func usage(_ checks: [ModelCheck]) -> Never {
-        progress("usage: model-<Exercise> check [--budget N] [--lang en|zh-Hans] [--report FILE]")
+        progress("usage: model-<Exercise> check [--budget N] [--stress TEST,…] [--watchdog SECONDS] [--lang en|zh-Hans] [--report FILE]")
         progress("       model-<Exercise> replay CHECK (NUMBER | code:DECISIONS) [--lang en|zh-Hans] [--report FILE]")
         for (offset, check) in checks.enumerated() { progress("  check \(offset + 1): \(check.name)") }
         exit(2)

@@ -16,7 +16,7 @@ public final class ModelWorkItem: @unchecked Sendable {
         if !isCancelled {
             body()
         } else {
-            Scheduler.current?.scheduler.note("\(name) was cancelled: its body does not run", at: site)
+            Scheduler.current?.scheduler.note(Bilingual("\(name) was cancelled: its body does not run", zh: "\(name) 已被取消：它的任务体不会运行"), at: site)
         }
         isDone = true
         let due = notifications

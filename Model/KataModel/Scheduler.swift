@@ -134,6 +134,13 @@ public final class Scheduler: @unchecked Sendable {
         yieldTurn(me)
     }
 
+    /// `after(_:at:)` with words after the code, shown in the frame's language.
+    public func after(_ words: Bilingual, at site: Site?) {
+        guard let me = current else { return }
+        record(me, words, site)
+        yieldTurn(me)
+    }
+
     private func yieldTurn(_ me: LogicalThread) {
         steps += 1
         if steps > maxSteps {
@@ -170,6 +177,12 @@ public final class Scheduler: @unchecked Sendable {
     public func note(_ text: String, at site: Site? = nil) {
         guard let me = current else { return }
         record(me, text, site)
+    }
+
+    /// `note(_:at:)` with words, shown in the frame's language.
+    public func note(_ words: Bilingual, at site: Site? = nil) {
+        guard let me = current else { return }
+        record(me, words, site)
     }
 
     /// Blocks the caller until `wait` is ready (true) or its deadline passes (false). No switch

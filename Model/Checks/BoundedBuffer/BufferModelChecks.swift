@@ -4,7 +4,7 @@ import KataModel
 /// The systematic checks of BoundedBuffer: a producer and a consumer (or two), a few elements,
 /// no timeouts (the model's time is virtual, and the exercise re-reads the real clock).
 public let modelChecks: [ModelCheck] = [
-    ModelCheck("hand-off through one slot") {
+    ModelCheck("hand-off through one slot", zh: "经由一个空位交接", stress: ["handoffsNeverStall", "blockedProducerResumes", "blockedConsumerResumes"]) {
         let buffer = BoundedBuffer<Int>(capacity: 1)
         let taken = Results()
         let producer = Model.spawn("producer") {
@@ -19,7 +19,7 @@ public let modelChecks: [ModelCheck] = [
             "the consumer took \(taken.values) from a producer that put [1, 2]",
             zh: "生产者放入 [1, 2]，消费者却取到 \(taken.values)")
     },
-    ModelCheck("two producers, one consumer") {
+    ModelCheck("two producers, one consumer", zh: "两个生产者，一个消费者", stress: ["manyProducersAndConsumers", "blockedProducerResumes"]) {
         let buffer = BoundedBuffer<Int>(capacity: 1)
         let taken = Results()
         let producers = [[1, 2], [3, 4]].enumerated().map { index, elements in
@@ -37,7 +37,7 @@ public let modelChecks: [ModelCheck] = [
             "two producers put [1, 2] and [3, 4]; the consumer took \(taken.values)",
             zh: "两个生产者分别放入 [1, 2] 和 [3, 4]；消费者取到 \(taken.values)")
     },
-    ModelCheck("two consumers, close") {
+    ModelCheck("two consumers, close", zh: "两个消费者，然后 close", stress: ["closeWakesEveryone", "closeSemantics"]) {
         let buffer = BoundedBuffer<Int>(capacity: 1)
         let taken = Results()
         let ends = Results()

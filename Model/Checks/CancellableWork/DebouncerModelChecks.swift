@@ -7,7 +7,7 @@ import KataModel
 /// is a twin `DispatchQueue` (the modeled module's `init(queue:)` takes the twin), and its delay
 /// passes in virtual time once every thread waits.
 public let modelChecks: [ModelCheck] = [
-    ModelCheck("burst from two threads") {
+    ModelCheck("burst from two threads", zh: "两个线程的一串调度", stress: ["burstRunsOnlyTheLast"]) {
         let queue = DispatchQueue(label: "debounce")
         let debouncer = Debouncer(delay: .milliseconds(50), queue: queue)
         let fired = Fired()

@@ -3,7 +3,7 @@ import KataModel
 
 /// The systematic checks of Deadlocks' Bank: opposite transfers, and an audit beside a transfer.
 public let modelChecks: [ModelCheck] = [
-    ModelCheck("opposite transfers") {
+    ModelCheck("opposite transfers", zh: "相反方向的两笔转账", stress: ["oppositeTransfersFinish", "randomStressConservesMoney"]) {
         let bank = Bank(balances: [100, 100])
         let there = Model.spawn("transfer 0 → 1") { bank.transfer(from: 0, to: 1, amount: 10) }
         let back = Model.spawn("transfer 1 → 0") { bank.transfer(from: 1, to: 0, amount: 20) }
@@ -13,7 +13,7 @@ public let modelChecks: [ModelCheck] = [
             total == 200, "after two transfers the bank holds \(total), not 200",
             zh: "两次转账之后银行总额是 \(total)，而不是 200")
     },
-    ModelCheck("nested sync on a worker") {
+    ModelCheck("nested sync on a worker", zh: "在 worker 上嵌套 sync", stress: ["nestedSyncRunsInline", "workerRunsSerially"]) {
         let worker = SerialWorker(label: "worker")
         let done = Results()
         // Each body records whether it ran on the worker: a sync that runs every body inline,
@@ -31,7 +31,7 @@ public let modelChecks: [ModelCheck] = [
             "nested sync calls on one SerialWorker recorded \(done.values), not [1, 2] (a negative number: the body ran, but isCurrent said it was not on the worker)",
             zh: "同一个 SerialWorker 上的嵌套 sync 调用记录了 \(done.values)，而不是 [1, 2]（负数：代码块运行了，但 isCurrent 表示它不在这个 worker 上）")
     },
-    ModelCheck("audit beside a transfer") {
+    ModelCheck("audit beside a transfer", zh: "audit 与一笔转账同时进行", stress: ["auditExcludesOtherThreads", "randomStressConservesMoney"]) {
         let bank = Bank(balances: [50, 50, 50])
         let sums = Results()
         let auditor = Model.spawn("auditor") { sums.values.append(bank.audit { $0.reduce(0, +) }) }

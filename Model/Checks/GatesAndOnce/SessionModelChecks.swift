@@ -4,7 +4,7 @@ import KataModel
 /// The systematic checks of GatesAndOnce: two threads open one SessionQueue's gate at once; two
 /// threads ask one Lazy for its value at once.
 public let modelChecks: [ModelCheck] = [
-    ModelCheck("two openers") {
+    ModelCheck("two openers", zh: "两个线程同时 open", stress: ["openFromManyThreads", "decisionOutlivesTheSession"]) {
         let session = SessionQueue(label: "session")
         let told = Told()
         session.async { access in told.accesses.append(access) }
@@ -24,7 +24,7 @@ public let modelChecks: [ModelCheck] = [
 
 /// Lazy's check: the initializer runs once, however the two readers interleave, and both get
 /// its value. The initializer itself has a switch point, as real work would.
-let lazyCheck = ModelCheck("two readers of a Lazy") {
+let lazyCheck = ModelCheck("two readers of a Lazy", zh: "两个线程读取同一个 Lazy", stress: ["onceUnderContention"]) {
     let runs = Told()
     let lazy = Lazy<Int> {
         Model.point("initializer runs")

@@ -4,7 +4,7 @@ import KataModel
 /// The systematic checks of ThreadSafeDictionary: two or three threads, a few calls each, and the
 /// exercise's own properties, stated after every thread has finished.
 public let modelChecks: [ModelCheck] = [
-    ModelCheck("insert once") {
+    ModelCheck("insert once", zh: "同一个键只插入一次", stress: ["makeRunsOncePerKey"]) {
         let dictionary = ThreadSafeDictionary<Int, Int>()
         let makes = Counter()
         let results = Results()
@@ -28,7 +28,7 @@ public let modelChecks: [ModelCheck] = [
             "two callers of value(forKey:orInsert:) for one key got different values: \(results.values)",
             zh: "同一个键的两个 value(forKey:orInsert:) 调用方得到了不同的值：\(results.values)")
     },
-    ModelCheck("no lost update") {
+    ModelCheck("no lost update", zh: "更新不会丢失", stress: ["incrementsAreNeverLost", "mixedOperationsAreMemorySafe"]) {
         let dictionary = ThreadSafeDictionary<Int, Int>()
         let writers = (1...2).map { writer in
             Model.spawn("writer \(writer)") {
@@ -50,7 +50,7 @@ public let modelChecks: [ModelCheck] = [
             "2 writers × 2 increments with withValue(forKey:) left \(total), not 4: an update was lost",
             zh: "2 个写线程各用 withValue(forKey:) 加 1 两次，结果是 \(total) 而不是 4：有更新丢失")
     },
-    ModelCheck("snapshot sees whole moves") {
+    ModelCheck("snapshot sees whole moves", zh: "快照只看到完整的移动", stress: ["snapshotsAreConsistent", "writersAreExclusive"]) {
         let dictionary = ThreadSafeDictionary<Int, Int>([0: 10, 1: 0])
         let seen = Results()
         let mover = Model.spawn("writer") {
