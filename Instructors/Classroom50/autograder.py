@@ -104,7 +104,7 @@ def main():
     if run(["swift", "build", "--product", "grader"], cwd=course).returncode != 0:
         fail("the course's grader does not build")
     environment = {**os.environ, "SUBMISSION_DATETIME": submission_datetime(checkout), "NO_COLOR": "1"}
-    grader = run(["swift", "run", "--skip-build", "grader", "--no-wait", "--classroom50", str(result)] + GRADER_OPTIONS,
+    grader = run(["swift", "run", "--skip-build", "grader", "--no-wait", "--no-model", "--classroom50", str(result)] + GRADER_OPTIONS,
                  cwd=course, env=environment)
     # 0: every exercise complete; 1: graded, not complete; 2: grading could not run.
     if grader.returncode not in (0, 1) or not result.is_file():

@@ -45,6 +45,9 @@ public struct Arguments: Equatable, Sendable {
     public var deadline: Double?
     /// Skip the ThreadSanitizer check that stands between "every check passes" and "complete".
     public var raceCheck = true
+    /// After a grade, look for an interleaving that breaks a failing check of the exercise in
+    /// focus, when the model covers it (`--no-model`: do not).
+    public var modelSearch = true
     /// Refuse instead of waiting when another grader is running in this clone.
     public var wait = true
     /// `bench --quick`: small iteration counts.
@@ -118,6 +121,9 @@ public struct Arguments: Equatable, Sendable {
       --gradescope FILE  write Gradescope's results.json
       --classroom FILE   write GitHub Classroom's runner result (legacy: GitHub Classroom is sunset)
       --no-race-check    do not run ThreadSanitizer before calling an exercise complete
+      --no-model         do not look for an interleaving that breaks a failing check (the model
+                         covers ThreadSafeDictionary, CancellableWork, Deadlocks, BoundedBuffer
+                         and GatesAndOnce; it runs after the grade, on the exercise in focus)
       --no-wait          exit 2 at once if another grader is running in this clone
       --build-system native|swiftbuild
                          SwiftPM's build system for every build and test run (default: SwiftPM's
@@ -195,6 +201,9 @@ public struct Arguments: Equatable, Sendable {
       --gradescope FILE  写出 Gradescope 的 results.json
       --classroom FILE   写出 GitHub Classroom 运行器的结果（旧版：GitHub Classroom 已停止服务）
       --no-race-check    判定练习完成之前不运行 ThreadSanitizer
+      --no-model         不为失败的检查寻找导致失败的交错执行（模型覆盖 ThreadSafeDictionary、
+                         CancellableWork、Deadlocks、BoundedBuffer 和 GatesAndOnce；它在评分之后、
+                         针对当前关注的练习运行）
       --no-wait          如果这个克隆里已有评分程序在运行，立即以状态 2 退出
       --build-system native|swiftbuild
                          每次构建和测试运行用的 SwiftPM 构建系统（默认用 SwiftPM 自己的，
@@ -287,6 +296,7 @@ public struct Arguments: Equatable, Sendable {
                 }
                 arguments.buildSystem = system
             case "--no-race-check": arguments.raceCheck = false
+            case "--no-model": arguments.modelSearch = false
             case "--no-wait": arguments.wait = false
             case "--quick": arguments.quick = true
             case "--check":

@@ -122,7 +122,8 @@ struct ClassCommand {
 
     /// The options of this command that the grading of one copy takes over.
     func childArguments(json: URL) -> [String] {
-        var words = ["--no-wait", "--json", json.path]
+        // The search for interleavings prints for a person; nobody reads a copy's output.
+        var words = ["--no-wait", "--no-model", "--json", json.path]
         if !arguments.raceCheck { words.append("--no-race-check") }
         if arguments.sanitize { words.append("--sanitize") }
         if arguments.repetitions > 1 { words += ["--repeat", String(arguments.repetitions)] }

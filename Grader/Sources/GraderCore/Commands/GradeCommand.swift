@@ -35,6 +35,9 @@ struct GradeCommand {
         print(raceChecked.isEmpty
               ? TextReport.render(report, screen: finalScreen, style: style)
               : TextReport.renderRaceVerdicts(report, checked: raceChecked, screen: finalScreen, style: style))
+        if arguments.modelSearch, !arguments.solutions, arguments.variant == nil, !Interrupt.requested {
+            searchInterleavings(report, focus: finalScreen.focus, style: style)
+        }
         // A variant's grade (a maintainer's measurement) is nobody's progress.
         do { if arguments.variant == nil { try history.record(report.exercises, solutions: arguments.solutions) } } catch {
             print(style.yellow(L("Warning: the run could not be added to the history: ", "警告：这次评分没能写入历史：") + error.localizedDescription))
@@ -73,6 +76,22 @@ struct GradeCommand {
             for index in results.indices { results[index].record(.notRun(reason: "--no-race-check")) }
         }
         return report()
+    }
+
+    /// Under the grade, an order of the threads that breaks a failing check of the exercise in
+    /// focus, when the model covers it and the learner has started it (`ModelSearch`).
+    func searchInterleavings(_ report: GradeReport, focus: String?, style: Style) {
+        guard let exercise = report.exercises.first(where: { $0.name == focus }),
+              let manifest = IntegrityManifest.load(layout: layout) else { return }
+        let failing = ModelSearch.failingStressChecks(of: exercise, started: manifest.isStarted(exercise.name, layout: layout))
+        guard !failing.isEmpty else { return }
+        Style.flush()  // the grade before the search's progress line on standard error
+        let search = ModelSearch(command: ModelCommand(layout: layout, rubric: rubric, arguments: arguments))
+        let lines = search.lines(for: exercise, failing: failing)
+        guard !lines.isEmpty, !Interrupt.requested else { return }
+        print("")
+        print(([style.bold(lines[0])] + lines.dropFirst()).joined(separator: "\n"))
+        Style.flush()
     }
 
     /// What the screen shows around `report`: the score's history, the course's progress, the

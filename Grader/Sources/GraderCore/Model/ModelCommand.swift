@@ -67,7 +67,8 @@ struct ModelCommand {
     }
 
     /// Scan, build, run, read: the first step that says something else than "go on" is the answer.
-    func run(_ exercise: String, _ runnerArguments: [String]) -> ModelVerdict {
+    /// `mayBeEmpty`: the runner was asked for some checks only (`--stress`), and may have run none.
+    func run(_ exercise: String, _ runnerArguments: [String], mayBeEmpty: Bool = false) -> ModelVerdict {
         let folder = layout.root.appendingPathComponent(mode.sourceFolder(of: exercise))
         guard FileTree.isDirectory(folder) else {
             return .cannotRun(L("there is no folder \(mode.sourceFolder(of: exercise))", "没有文件夹 \(mode.sourceFolder(of: exercise))"))
@@ -107,7 +108,8 @@ struct ModelCommand {
                 in: layout.root, environment: ["SWIFT_BACKTRACE": "enable=no"], outputFile: runLog,
                 limits: ChildLimits(deadline: Self.runDeadline))
             return ModelRunResult.read(termination: termination, report: try? Data(contentsOf: report),
-                                       output: (try? String(contentsOf: runLog, encoding: .utf8)) ?? "", exercise: exercise)
+                                       output: (try? String(contentsOf: runLog, encoding: .utf8)) ?? "", exercise: exercise,
+                                       mayBeEmpty: mayBeEmpty)
         } catch {
             return .cannotRun("\(error)")
         }

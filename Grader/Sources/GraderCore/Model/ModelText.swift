@@ -17,20 +17,12 @@ enum ModelText {
             let several = report.checks.count > 1
             for check in report.checks {
                 let seconds = String(format: "%.2f", check.seconds)
-                switch check.verdict {
-                case "pass":
-                    lines.append(L("✓ \(check.name): every property held in \(check.schedules) schedules (\(seconds) s)",
-                                   "✓ \(check.name)：\(check.schedules) 个调度中所有性质都成立（\(seconds) 秒）"))
-                default:
-                    let number = check.number.map(String.init) ?? "?"
-                    lines.append(check.verdict == "fail"
-                        ? L("✗ \(check.name): schedule \(number) breaks it", "✗ \(check.name)：调度 \(number) 让它失败")
-                        : L("? \(check.name): could not judge schedule \(number): see the last line below",
-                            "? \(check.name)：无法判断调度 \(number)：见下面最后一行"))
-                    lines += (check.picture ?? "").split(separator: "\n", omittingEmptySubsequences: false).map { "    " + $0 }
-                    let replay = "swift run grader replay \(exercise) \(number)" + (several ? " --check \(check.index)" : "") + replaySuffix
-                    let code = check.code.map { L(" (the same as code:\($0))", "（等同于 code:\($0)）") } ?? ""
-                    lines.append("    " + L("Replay: ", "重放：") + replay + code)
+                let title = check.title ?? check.name
+                if check.verdict == "pass" {
+                    lines.append(L("✓ \(title): every property held in \(check.schedules) schedules (\(seconds) s)",
+                                   "✓ \(title)：\(check.schedules) 个调度中所有性质都成立（\(seconds) 秒）"))
+                } else {
+                    lines += checkLines(check, exercise: exercise, several: several, replaySuffix: replaySuffix)
                 }
             }
             let passed = report.checks.filter { $0.verdict == "pass" }.count
@@ -40,13 +32,28 @@ enum ModelText {
         }
     }
 
+    /// A check that did not hold: its verdict, its swim lanes and the line that replays it.
+    static func checkLines(_ check: ModelRunReport.Check, exercise: String, several: Bool, replaySuffix: String) -> [String] {
+        let title = check.title ?? check.name
+        let number = check.number.map(String.init) ?? "?"
+        var lines = [check.verdict == "fail"
+            ? L("✗ \(title): schedule \(number) breaks it", "✗ \(title)：调度 \(number) 让它失败")
+            : L("? \(title): could not judge schedule \(number): see the last line below",
+                "? \(title)：无法判断调度 \(number)：见下面最后一行")]
+        lines += (check.picture ?? "").split(separator: "\n", omittingEmptySubsequences: false).map { "    " + $0 }
+        let replay = "swift run grader replay \(exercise) \(number)" + (several ? " --check \(check.index)" : "") + replaySuffix
+        let code = check.code.map { L(" (the same as code:\($0))", "（等同于 code:\($0)）") } ?? ""
+        lines.append("    " + L("Replay: ", "重放：") + replay + code)
+        return lines
+    }
+
     static func replayResult(_ verdict: ModelVerdict, exercise: String) -> String {
         switch verdict {
         case .cannotRun(let why): return couldNotRun(why)
         case .notApplicable(let uses): return notApplicable(uses, exercise: exercise)
         case .report(let report):
             return report.checks.map { check in
-                L("\(exercise), check \(check.index) (\(check.name)):", "\(exercise)，检查 \(check.index)（\(check.name)）：") + "\n" + (check.picture ?? "")
+                L("\(exercise), check \(check.index) (\(check.title ?? check.name)):", "\(exercise)，检查 \(check.index)（\(check.title ?? check.name)）：") + "\n" + (check.picture ?? "")
             }.joined(separator: "\n")
         }
     }
