@@ -166,7 +166,10 @@ let modeledBuilds: [(exercise: String, implementation: String)] = [
     ("BoundedBuffer", "Solution"), ("BoundedBuffer", "SubtleRace"), ("BoundedBuffer", "RelockBeforeWait"),
     ("BoundedBuffer", "SignalNotBroadcast"),
     ("Deadlocks", "Solution"), ("Deadlocks", "OppositeOrder"), ("Deadlocks", "PlainSync"),
-    ("GatesAndOnce", "Solution"), ("GatesAndOnce", "CheckThenAct"),
+    ("Deadlocks", "TotalInTurn"), ("Deadlocks", "TotalDecreasing"), ("Deadlocks", "NonRecursive"), ("Deadlocks", "AuditNoLock"),
+    ("Deadlocks", "AuditAfterUnlock"), ("Deadlocks", "OneLock"), ("Deadlocks", "LockPerPair"), ("Deadlocks", "RefusedKeepsLocks"),
+    ("GatesAndOnce", "Solution"), ("GatesAndOnce", "CheckThenAct"), ("GatesAndOnce", "SubtleRace"), ("GatesAndOnce", "Reflexes"),
+    ("GatesAndOnce", "ResumeBeforeDecide"), ("GatesAndOnce", "MutexStateEnum"), ("GatesAndOnce", "SerialQueueSync"),
     ("CancellableWork", "Solution"), ("CancellableWork", "SubtleRace"),
 ].filter { !excluded.contains($0.exercise) }
 

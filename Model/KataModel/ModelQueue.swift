@@ -44,7 +44,10 @@ public final class ModelQueue: @unchecked Sendable {
         entry.thread = me
         _ = scheduler.block(Wait(
             what: Bilingual("queue \(display)", zh: "队列 \(display)"), site: site,
-            holder: { [unowned self] in running.first?.thread ?? pending.first?.thread },
+            // Nobody holds a suspended queue that runs nothing: it waits for a resume().
+            holder: { [unowned self] in
+                running.first?.thread ?? (suspensions > 0 ? nil : pending.first { $0 !== entry }?.thread)
+            },
             until: { [unowned self] in canStart(entry) }))
         pending.removeAll { $0 === entry }
         running.append(entry)

@@ -6,11 +6,24 @@ import ModeledBoundedBufferSolution
 import ModeledBoundedBufferSubtleRace
 import ModeledCancellableWorkSolution
 import ModeledCancellableWorkSubtleRace
+import ModeledDeadlocksAuditAfterUnlock
+import ModeledDeadlocksAuditNoLock
+import ModeledDeadlocksLockPerPair
+import ModeledDeadlocksNonRecursive
+import ModeledDeadlocksOneLock
 import ModeledDeadlocksOppositeOrder
 import ModeledDeadlocksPlainSync
+import ModeledDeadlocksRefusedKeepsLocks
 import ModeledDeadlocksSolution
+import ModeledDeadlocksTotalDecreasing
+import ModeledDeadlocksTotalInTurn
 import ModeledGatesAndOnceCheckThenAct
+import ModeledGatesAndOnceMutexStateEnum
+import ModeledGatesAndOnceReflexes
+import ModeledGatesAndOnceResumeBeforeDecide
+import ModeledGatesAndOnceSerialQueueSync
 import ModeledGatesAndOnceSolution
+import ModeledGatesAndOnceSubtleRace
 import ModeledThreadSafeDictionaryGlobalBarrier
 import ModeledThreadSafeDictionaryLockStyle
 import ModeledThreadSafeDictionaryMutexStyle
@@ -34,6 +47,8 @@ import Testing
         ("BoundedBuffer solution", ModeledBoundedBufferSolution.modelChecks),
         ("Deadlocks solution", ModeledDeadlocksSolution.modelChecks),
         ("GatesAndOnce solution (SessionQueue, Lazy)", ModeledGatesAndOnceSolution.modelChecks),
+        ("GatesAndOnce with a Mutex and a state enum", ModeledGatesAndOnceMutexStateEnum.modelChecks),
+        ("GatesAndOnce with a serial queue's sync", ModeledGatesAndOnceSerialQueueSync.modelChecks),
         ("CancellableWork solution (Debouncer)", ModeledCancellableWorkSolution.modelChecks),
     ]
 
@@ -74,8 +89,22 @@ import Testing
         Wrong(implementation: "Deadlocks OppositeOrder", check: ModeledDeadlocksOppositeOrder.modelChecks[0], deadlock: true),
         Wrong(implementation: "Deadlocks OppositeOrder", check: ModeledDeadlocksOppositeOrder.modelChecks[2], deadlock: true),
         Wrong(implementation: "Deadlocks PlainSync", check: ModeledDeadlocksPlainSync.modelChecks[1], deadlock: true),
+        Wrong(implementation: "Deadlocks TotalInTurn", check: ModeledDeadlocksTotalInTurn.modelChecks[3], deadlock: false),
+        Wrong(implementation: "Deadlocks TotalDecreasing", check: ModeledDeadlocksTotalDecreasing.modelChecks[3], deadlock: true),
+        Wrong(implementation: "Deadlocks NonRecursive", check: ModeledDeadlocksNonRecursive.modelChecks[7], deadlock: true),
+        Wrong(implementation: "Deadlocks AuditNoLock", check: ModeledDeadlocksAuditNoLock.modelChecks[4], deadlock: false),
+        Wrong(implementation: "Deadlocks AuditAfterUnlock", check: ModeledDeadlocksAuditAfterUnlock.modelChecks[4], deadlock: false),
+        Wrong(implementation: "Deadlocks OneLock", check: ModeledDeadlocksOneLock.modelChecks[6], deadlock: true),
+        Wrong(implementation: "Deadlocks LockPerPair", check: ModeledDeadlocksLockPerPair.modelChecks[5], deadlock: false),
+        Wrong(implementation: "Deadlocks RefusedKeepsLocks", check: ModeledDeadlocksRefusedKeepsLocks.modelChecks[8], deadlock: true),
         Wrong(implementation: "GatesAndOnce CheckThenAct", check: ModeledGatesAndOnceCheckThenAct.modelChecks[0], deadlock: false),
         Wrong(implementation: "GatesAndOnce CheckThenAct", check: ModeledGatesAndOnceCheckThenAct.modelChecks[1], deadlock: false),
+        Wrong(implementation: "GatesAndOnce SubtleRace", check: ModeledGatesAndOnceSubtleRace.modelChecks[0], deadlock: true),
+        Wrong(implementation: "GatesAndOnce Reflexes", check: ModeledGatesAndOnceReflexes.modelChecks[2], deadlock: true),
+        Wrong(implementation: "GatesAndOnce Reflexes", check: ModeledGatesAndOnceReflexes.modelChecks[3], deadlock: true),
+        Wrong(implementation: "GatesAndOnce Reflexes", check: ModeledGatesAndOnceReflexes.modelChecks[4], deadlock: false),
+        Wrong(implementation: "GatesAndOnce ResumeBeforeDecide", check: ModeledGatesAndOnceResumeBeforeDecide.modelChecks[0], deadlock: false),
+        Wrong(implementation: "GatesAndOnce ResumeBeforeDecide", check: ModeledGatesAndOnceResumeBeforeDecide.modelChecks[4], deadlock: false),
         Wrong(implementation: "CancellableWork SubtleRace", check: ModeledCancellableWorkSubtleRace.modelChecks[0], deadlock: false),
     ]
 

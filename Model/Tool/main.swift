@@ -13,11 +13,24 @@ import ModeledBoundedBufferSolution
 import ModeledBoundedBufferSubtleRace
 import ModeledCancellableWorkSolution
 import ModeledCancellableWorkSubtleRace
+import ModeledDeadlocksAuditAfterUnlock
+import ModeledDeadlocksAuditNoLock
+import ModeledDeadlocksLockPerPair
+import ModeledDeadlocksNonRecursive
+import ModeledDeadlocksOneLock
 import ModeledDeadlocksOppositeOrder
 import ModeledDeadlocksPlainSync
+import ModeledDeadlocksRefusedKeepsLocks
 import ModeledDeadlocksSolution
+import ModeledDeadlocksTotalDecreasing
+import ModeledDeadlocksTotalInTurn
 import ModeledGatesAndOnceCheckThenAct
+import ModeledGatesAndOnceMutexStateEnum
+import ModeledGatesAndOnceReflexes
+import ModeledGatesAndOnceResumeBeforeDecide
+import ModeledGatesAndOnceSerialQueueSync
 import ModeledGatesAndOnceSolution
+import ModeledGatesAndOnceSubtleRace
 import ModeledThreadSafeDictionaryGlobalBarrier
 import ModeledThreadSafeDictionaryLockStyle
 import ModeledThreadSafeDictionaryMutexStyle
@@ -37,8 +50,21 @@ let builds: [(exercise: String, implementation: String, checks: [ModelCheck])] =
     ("Deadlocks", "Solution", ModeledDeadlocksSolution.modelChecks),
     ("Deadlocks", "OppositeOrder", ModeledDeadlocksOppositeOrder.modelChecks),
     ("Deadlocks", "PlainSync", ModeledDeadlocksPlainSync.modelChecks),
+    ("Deadlocks", "TotalInTurn", ModeledDeadlocksTotalInTurn.modelChecks),
+    ("Deadlocks", "TotalDecreasing", ModeledDeadlocksTotalDecreasing.modelChecks),
+    ("Deadlocks", "NonRecursive", ModeledDeadlocksNonRecursive.modelChecks),
+    ("Deadlocks", "AuditNoLock", ModeledDeadlocksAuditNoLock.modelChecks),
+    ("Deadlocks", "AuditAfterUnlock", ModeledDeadlocksAuditAfterUnlock.modelChecks),
+    ("Deadlocks", "OneLock", ModeledDeadlocksOneLock.modelChecks),
+    ("Deadlocks", "LockPerPair", ModeledDeadlocksLockPerPair.modelChecks),
+    ("Deadlocks", "RefusedKeepsLocks", ModeledDeadlocksRefusedKeepsLocks.modelChecks),
     ("GatesAndOnce", "Solution", ModeledGatesAndOnceSolution.modelChecks),
     ("GatesAndOnce", "CheckThenAct", ModeledGatesAndOnceCheckThenAct.modelChecks),
+    ("GatesAndOnce", "SubtleRace", ModeledGatesAndOnceSubtleRace.modelChecks),
+    ("GatesAndOnce", "Reflexes", ModeledGatesAndOnceReflexes.modelChecks),
+    ("GatesAndOnce", "ResumeBeforeDecide", ModeledGatesAndOnceResumeBeforeDecide.modelChecks),
+    ("GatesAndOnce", "MutexStateEnum", ModeledGatesAndOnceMutexStateEnum.modelChecks),
+    ("GatesAndOnce", "SerialQueueSync", ModeledGatesAndOnceSerialQueueSync.modelChecks),
     ("CancellableWork", "Solution", ModeledCancellableWorkSolution.modelChecks),
     ("CancellableWork", "SubtleRace", ModeledCancellableWorkSubtleRace.modelChecks),
 ]

@@ -1,0 +1,1 @@
+../../../Wrong/Deadlocks/AuditAfterUnlock/Bank.swift

@@ -1,0 +1,1 @@
+../../../../Solutions/Deadlocks/SerialWorker.swift

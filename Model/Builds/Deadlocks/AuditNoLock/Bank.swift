@@ -1,0 +1,1 @@
+../../../Wrong/Deadlocks/AuditNoLock/Bank.swift

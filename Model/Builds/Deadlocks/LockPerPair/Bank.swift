@@ -1,0 +1,1 @@
+../../../Wrong/Deadlocks/LockPerPair/Bank.swift

@@ -1,0 +1,1 @@
+../../../Wrong/Deadlocks/NonRecursive/Bank.swift

@@ -1,0 +1,1 @@
+../../../Wrong/Deadlocks/OneLock/Bank.swift

@@ -1,0 +1,1 @@
+../../../Wrong/Deadlocks/RefusedKeepsLocks/Bank.swift

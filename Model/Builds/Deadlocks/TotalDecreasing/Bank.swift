@@ -1,0 +1,1 @@
+../../../Wrong/Deadlocks/TotalDecreasing/Bank.swift

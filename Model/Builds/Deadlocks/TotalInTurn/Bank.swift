@@ -1,0 +1,1 @@
+../../../Wrong/Deadlocks/TotalInTurn/Bank.swift

@@ -1,0 +1,1 @@
+../../../../Grader/Fixtures/GatesAndOnce/MutexStateEnum/SessionQueue.swift

@@ -1,0 +1,1 @@
+../../../../Grader/Variants/GatesAndOnce/Reflexes/SessionQueue.swift
