@@ -170,6 +170,7 @@ let modeledBuilds: [(exercise: String, implementation: String)] = [
     ("Deadlocks", "AuditAfterUnlock"), ("Deadlocks", "OneLock"), ("Deadlocks", "LockPerPair"), ("Deadlocks", "RefusedKeepsLocks"),
     ("GatesAndOnce", "Solution"), ("GatesAndOnce", "CheckThenAct"), ("GatesAndOnce", "SubtleRace"), ("GatesAndOnce", "Reflexes"),
     ("GatesAndOnce", "ResumeBeforeDecide"), ("GatesAndOnce", "MutexStateEnum"), ("GatesAndOnce", "SerialQueueSync"),
+    ("GatesAndOnce", "ConditionGate"), ("GatesAndOnce", "KeptWork"),
     ("CancellableWork", "Solution"), ("CancellableWork", "SubtleRace"),
 ].filter { !excluded.contains($0.exercise) }
 

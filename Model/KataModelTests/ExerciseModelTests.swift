@@ -18,6 +18,8 @@ import ModeledDeadlocksSolution
 import ModeledDeadlocksTotalDecreasing
 import ModeledDeadlocksTotalInTurn
 import ModeledGatesAndOnceCheckThenAct
+import ModeledGatesAndOnceConditionGate
+import ModeledGatesAndOnceKeptWork
 import ModeledGatesAndOnceMutexStateEnum
 import ModeledGatesAndOnceReflexes
 import ModeledGatesAndOnceResumeBeforeDecide
@@ -49,6 +51,8 @@ import Testing
         ("GatesAndOnce solution (SessionQueue, Lazy)", ModeledGatesAndOnceSolution.modelChecks),
         ("GatesAndOnce with a Mutex and a state enum", ModeledGatesAndOnceMutexStateEnum.modelChecks),
         ("GatesAndOnce with a serial queue's sync", ModeledGatesAndOnceSerialQueueSync.modelChecks),
+        ("GatesAndOnce with an NSCondition gate and a recursive lock across the initializer", ModeledGatesAndOnceConditionGate.modelChecks),
+        ("GatesAndOnce with its work kept behind a Mutex while closed", ModeledGatesAndOnceKeptWork.modelChecks),
         ("CancellableWork solution (Debouncer)", ModeledCancellableWorkSolution.modelChecks),
     ]
 

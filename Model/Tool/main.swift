@@ -25,6 +25,8 @@ import ModeledDeadlocksSolution
 import ModeledDeadlocksTotalDecreasing
 import ModeledDeadlocksTotalInTurn
 import ModeledGatesAndOnceCheckThenAct
+import ModeledGatesAndOnceConditionGate
+import ModeledGatesAndOnceKeptWork
 import ModeledGatesAndOnceMutexStateEnum
 import ModeledGatesAndOnceReflexes
 import ModeledGatesAndOnceResumeBeforeDecide
@@ -65,6 +67,8 @@ let builds: [(exercise: String, implementation: String, checks: [ModelCheck])] =
     ("GatesAndOnce", "ResumeBeforeDecide", ModeledGatesAndOnceResumeBeforeDecide.modelChecks),
     ("GatesAndOnce", "MutexStateEnum", ModeledGatesAndOnceMutexStateEnum.modelChecks),
     ("GatesAndOnce", "SerialQueueSync", ModeledGatesAndOnceSerialQueueSync.modelChecks),
+    ("GatesAndOnce", "ConditionGate", ModeledGatesAndOnceConditionGate.modelChecks),
+    ("GatesAndOnce", "KeptWork", ModeledGatesAndOnceKeptWork.modelChecks),
     ("CancellableWork", "Solution", ModeledCancellableWorkSolution.modelChecks),
     ("CancellableWork", "SubtleRace", ModeledCancellableWorkSubtleRace.modelChecks),
 ]

@@ -1,0 +1,1 @@
+../../../Right/GatesAndOnce/ConditionGate/Lazy.swift

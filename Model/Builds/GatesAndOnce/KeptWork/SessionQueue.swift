@@ -1,0 +1,1 @@
+../../../Right/GatesAndOnce/KeptWork/SessionQueue.swift
