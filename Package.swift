@@ -164,14 +164,14 @@ let modeledBuilds: [(exercise: String, implementation: String)] = [
     ("ThreadSafeDictionary", "Solution"), ("ThreadSafeDictionary", "LockStyle"), ("ThreadSafeDictionary", "MutexStyle"),
     ("ThreadSafeDictionary", "SubtleRace"), ("ThreadSafeDictionary", "GlobalBarrier"),
     ("BoundedBuffer", "Solution"), ("BoundedBuffer", "SubtleRace"), ("BoundedBuffer", "RelockBeforeWait"),
-    ("BoundedBuffer", "SignalNotBroadcast"),
+    ("BoundedBuffer", "SignalNotBroadcast"), ("BoundedBuffer", "Semaphores"),
     ("Deadlocks", "Solution"), ("Deadlocks", "OppositeOrder"), ("Deadlocks", "PlainSync"),
     ("Deadlocks", "TotalInTurn"), ("Deadlocks", "TotalDecreasing"), ("Deadlocks", "NonRecursive"), ("Deadlocks", "AuditNoLock"),
     ("Deadlocks", "AuditAfterUnlock"), ("Deadlocks", "OneLock"), ("Deadlocks", "LockPerPair"), ("Deadlocks", "RefusedKeepsLocks"),
     ("GatesAndOnce", "Solution"), ("GatesAndOnce", "CheckThenAct"), ("GatesAndOnce", "SubtleRace"), ("GatesAndOnce", "Reflexes"),
     ("GatesAndOnce", "ResumeBeforeDecide"), ("GatesAndOnce", "MutexStateEnum"), ("GatesAndOnce", "SerialQueueSync"),
     ("GatesAndOnce", "ConditionGate"), ("GatesAndOnce", "KeptWork"),
-    ("CancellableWork", "Solution"), ("CancellableWork", "SubtleRace"),
+    ("CancellableWork", "Solution"), ("CancellableWork", "SubtleRace"), ("CancellableWork", "Generation"),
 ].filter { !excluded.contains($0.exercise) }
 
 let modelTargets: [Target] = modelMode ? [

@@ -1,9 +1,11 @@
 import Foundation
 import KataModel
 import ModeledBoundedBufferRelockBeforeWait
+import ModeledBoundedBufferSemaphores
 import ModeledBoundedBufferSignalNotBroadcast
 import ModeledBoundedBufferSolution
 import ModeledBoundedBufferSubtleRace
+import ModeledCancellableWorkGeneration
 import ModeledCancellableWorkSolution
 import ModeledCancellableWorkSubtleRace
 import ModeledDeadlocksAuditAfterUnlock
@@ -47,6 +49,7 @@ import Testing
         ("ThreadSafeDictionary with one NSLock", ModeledThreadSafeDictionaryLockStyle.modelChecks),
         ("ThreadSafeDictionary with a Mutex", ModeledThreadSafeDictionaryMutexStyle.modelChecks),
         ("BoundedBuffer solution", ModeledBoundedBufferSolution.modelChecks),
+        ("BoundedBuffer with two counting semaphores", ModeledBoundedBufferSemaphores.modelChecks),
         ("Deadlocks solution", ModeledDeadlocksSolution.modelChecks),
         ("GatesAndOnce solution (SessionQueue, Lazy)", ModeledGatesAndOnceSolution.modelChecks),
         ("GatesAndOnce with a Mutex and a state enum", ModeledGatesAndOnceMutexStateEnum.modelChecks),
@@ -54,6 +57,7 @@ import Testing
         ("GatesAndOnce with an NSCondition gate and a recursive lock across the initializer", ModeledGatesAndOnceConditionGate.modelChecks),
         ("GatesAndOnce with its work kept behind a Mutex while closed", ModeledGatesAndOnceKeptWork.modelChecks),
         ("CancellableWork solution (Debouncer)", ModeledCancellableWorkSolution.modelChecks),
+        ("CancellableWork with a generation number and [weak self] (Debouncer)", ModeledCancellableWorkGeneration.modelChecks),
     ]
 
     @Test(arguments: right)

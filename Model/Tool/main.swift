@@ -8,9 +8,11 @@
 import Foundation
 import KataModel
 import ModeledBoundedBufferRelockBeforeWait
+import ModeledBoundedBufferSemaphores
 import ModeledBoundedBufferSignalNotBroadcast
 import ModeledBoundedBufferSolution
 import ModeledBoundedBufferSubtleRace
+import ModeledCancellableWorkGeneration
 import ModeledCancellableWorkSolution
 import ModeledCancellableWorkSubtleRace
 import ModeledDeadlocksAuditAfterUnlock
@@ -49,6 +51,7 @@ let builds: [(exercise: String, implementation: String, checks: [ModelCheck])] =
     ("BoundedBuffer", "SubtleRace", ModeledBoundedBufferSubtleRace.modelChecks),
     ("BoundedBuffer", "RelockBeforeWait", ModeledBoundedBufferRelockBeforeWait.modelChecks),
     ("BoundedBuffer", "SignalNotBroadcast", ModeledBoundedBufferSignalNotBroadcast.modelChecks),
+    ("BoundedBuffer", "Semaphores", ModeledBoundedBufferSemaphores.modelChecks),
     ("Deadlocks", "Solution", ModeledDeadlocksSolution.modelChecks),
     ("Deadlocks", "OppositeOrder", ModeledDeadlocksOppositeOrder.modelChecks),
     ("Deadlocks", "PlainSync", ModeledDeadlocksPlainSync.modelChecks),
@@ -71,6 +74,7 @@ let builds: [(exercise: String, implementation: String, checks: [ModelCheck])] =
     ("GatesAndOnce", "KeptWork", ModeledGatesAndOnceKeptWork.modelChecks),
     ("CancellableWork", "Solution", ModeledCancellableWorkSolution.modelChecks),
     ("CancellableWork", "SubtleRace", ModeledCancellableWorkSubtleRace.modelChecks),
+    ("CancellableWork", "Generation", ModeledCancellableWorkGeneration.modelChecks),
 ]
 
 func usage() -> Never {

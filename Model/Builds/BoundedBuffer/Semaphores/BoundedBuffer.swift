@@ -1,0 +1,1 @@
+../../../Right/BoundedBuffer/Semaphores/BoundedBuffer.swift

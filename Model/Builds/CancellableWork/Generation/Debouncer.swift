@@ -1,0 +1,1 @@
+../../../Right/CancellableWork/Generation/Debouncer.swift

@@ -1,0 +1,1 @@
+../../../../Solutions/CancellableWork/Given.swift
