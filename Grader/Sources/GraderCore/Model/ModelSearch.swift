@@ -36,8 +36,8 @@ struct ModelSearch {
     }
 
     static func render(_ verdict: ModelVerdict, exercise: String, failing: [CheckResult]) -> [String] {
-        let heading = L("Interleavings of \(exercise) (systematic exploration: 2–3 threads run one at a time and switch only at synchronization calls, in up to \(ModelCommand.budget) orders):",
-                        "\(exercise) 的交错执行（系统探索：2–3 个线程一次只运行一个，只在同步调用处切换，最多尝试 \(ModelCommand.budget) 种顺序）：")
+        let heading = L("Interleavings of \(exercise) (systematic exploration: 2–3 threads run one at a time and switch only at synchronization calls, in up to \(ModelText.grouped(ModelCommand.budget)) orders):",
+                        "\(exercise) 的交错执行（系统探索：2–3 个线程一次只运行一个，只在同步调用处切换，最多尝试 \(ModelText.grouped(ModelCommand.budget)) 种顺序）：")
         switch verdict {
         case .cannotRun(let why):
             return [heading] + ModelText.couldNotRun(why).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
@@ -62,8 +62,8 @@ struct ModelSearch {
             } else {
                 let held = report.checks.map { $0.title ?? $0.name }
                 let titles = failing.filter { test in report.checks.contains { ($0.stress ?? []).contains(test.test) } }.map(\.title)
-                lines.append(L("No order of their synchronization calls breaks \(held.joined(separator: ", ")), the systematic checks with the property of \(titles.map { "\"\($0)\"" }.joined(separator: ", ")) (\(ModelCommand.budget) schedules each). The model explores only these small programs, and only the order of their synchronization calls: it does not see more threads or repetitions, time, or a data race on plain memory (the race check looks for those: swift run grader \(exercise) --sanitize).",
-                               "在同步调用的任何顺序下，\(held.joined(separator: "、"))（与\(titles.map { "“\($0)”" }.joined(separator: "、"))性质相同的系统检查）都成立（各 \(ModelCommand.budget) 个调度）。模型只探索这些小程序，而且只探索它们同步调用的顺序：它看不到更多的线程或重复、时间，也看不到普通内存上的数据竞争（这些由竞争检查负责：swift run grader \(exercise) --sanitize）。"))
+                lines.append(L("No order of their synchronization calls breaks \(held.joined(separator: ", ")), the systematic checks with the property of \(titles.map { "\"\($0)\"" }.joined(separator: ", ")) (\(ModelText.grouped(ModelCommand.budget)) schedules each). The model explores only these small programs, and only the order of their synchronization calls: it does not see more threads or repetitions, time, or a data race on plain memory (the race check looks for those: swift run grader \(exercise) --sanitize).",
+                               "在同步调用的任何顺序下，\(held.joined(separator: "、"))（与\(titles.map { "“\($0)”" }.joined(separator: "、"))性质相同的系统检查）都成立（各 \(ModelText.grouped(ModelCommand.budget)) 个调度）。模型只探索这些小程序，而且只探索它们同步调用的顺序：它看不到更多的线程或重复、时间，也看不到普通内存上的数据竞争（这些由竞争检查负责：swift run grader \(exercise) --sanitize）。"))
             }
             return lines
         }

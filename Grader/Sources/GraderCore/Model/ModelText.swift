@@ -4,8 +4,16 @@ import Foundation
 /// from the runner in that language; code (file:line, operation names) stays code.
 enum ModelText {
     static func heading(exercise: String, folder: String, budget: Int) -> String {
-        L("Systematic checks of \(exercise) on \(folder)/: each check's threads run one at a time, switching only at synchronization calls, in up to \(budget) different orders (schedules).",
-          "\(exercise) 的系统检查，对象是 \(folder)/：每项检查的线程一次只运行一个，只在同步调用处切换，最多尝试 \(budget) 种不同的顺序（调度）。")
+        L("Systematic checks of \(exercise) on \(folder)/: each check's threads run one at a time, switching only at synchronization calls, in up to \(grouped(budget)) different orders (schedules).",
+          "\(exercise) 的系统检查，对象是 \(folder)/：每项检查的线程一次只运行一个，只在同步调用处切换，最多尝试 \(grouped(budget)) 种不同的顺序（调度）。")
+    }
+
+    /// 1000 as "1,000", as the course's documents write numbers.
+    static func grouped(_ number: Int) -> String {
+        let digits = String(number)
+        return digits.enumerated().map { index, digit in
+            index > 0 && (digits.count - index) % 3 == 0 ? ",\(digit)" : "\(digit)"
+        }.joined()
     }
 
     static func checkResult(_ verdict: ModelVerdict, exercise: String, replaySuffix: String) -> String {
