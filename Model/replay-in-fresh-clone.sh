@@ -28,5 +28,7 @@ BoundedBuffer|SubtleRace|hand-off through one slot|3|1*4.220111
 Deadlocks|OppositeOrder|opposite transfers|3|112200
 GatesAndOnce|CheckThenAct|two openers|2|0333010*12.1*4.
 CancellableWork|SubtleRace|burst from two threads|0|12112221001101
+Deadlocks|TotalInTurn|total beside a transfer|1|0*6.1*5.
+GatesAndOnce|Reflexes|a failed initializer, two readers|2|011100
 PINS
 exit $failed

@@ -160,6 +160,8 @@ import Testing
         Pin(name: "Deadlocks OppositeOrder", check: ModeledDeadlocksOppositeOrder.modelChecks[0], number: 3, code: "112200"),
         Pin(name: "GatesAndOnce CheckThenAct", check: ModeledGatesAndOnceCheckThenAct.modelChecks[0], number: 2, code: "0333010*12.1*4."),
         Pin(name: "CancellableWork SubtleRace", check: ModeledCancellableWorkSubtleRace.modelChecks[0], number: 0, code: "12112221001101"),
+        Pin(name: "Deadlocks TotalInTurn", check: ModeledDeadlocksTotalInTurn.modelChecks[3], number: 1, code: "0*6.1*5."),
+        Pin(name: "GatesAndOnce Reflexes", check: ModeledGatesAndOnceReflexes.modelChecks[2], number: 2, code: "011100"),
     ]
 
     @Test(arguments: pins)
