@@ -68,7 +68,8 @@ struct ModelCommand {
 
     /// Scan, build, run, read: the first step that says something else than "go on" is the answer.
     /// `mayBeEmpty`: the runner was asked for some checks only (`--stress`), and may have run none.
-    func run(_ exercise: String, _ runnerArguments: [String], mayBeEmpty: Bool = false) -> ModelVerdict {
+    /// `deadline`: the most the runner may take (its build has its own).
+    func run(_ exercise: String, _ runnerArguments: [String], mayBeEmpty: Bool = false, deadline: Double = runDeadline) -> ModelVerdict {
         let folder = layout.root.appendingPathComponent(mode.sourceFolder(of: exercise))
         guard FileTree.isDirectory(folder) else {
             return .cannotRun(L("there is no folder \(mode.sourceFolder(of: exercise))", "没有文件夹 \(mode.sourceFolder(of: exercise))"))
@@ -106,7 +107,7 @@ struct ModelCommand {
                 [binPath.appendingPathComponent("model-\(exercise)").path] + runnerArguments + ["--lang", language, "--report", report.path],
                 // A trap's message is what the learner needs, not the backtrace after it.
                 in: layout.root, environment: ["SWIFT_BACKTRACE": "enable=no"], outputFile: runLog,
-                limits: ChildLimits(deadline: Self.runDeadline))
+                limits: ChildLimits(deadline: deadline))
             return ModelRunResult.read(termination: termination, report: try? Data(contentsOf: report),
                                        output: (try? String(contentsOf: runLog, encoding: .utf8)) ?? "", exercise: exercise,
                                        mayBeEmpty: mayBeEmpty)

@@ -25,13 +25,18 @@ struct ModelSearch {
     /// interleave (polling, a spin), and its thread keeps spinning: give up on it sooner than
     /// `grader model` does.
     static let watchdogSeconds = 2
+    /// The search runs after the grade, on every grade of a failing exercise: it may not hold the
+    /// learner long. A right exercise's checks take about 2 s here; learner code that sleeps inside
+    /// its locks makes every schedule slow. Past this the search says it did not end in time.
+    static let deadlineSeconds: Double = 30
 
     /// The lines to print under the grade, or none when no systematic check states the property
     /// of a failing check.
     func lines(for exercise: ExerciseResult, failing: [CheckResult]) -> [String] {
         let tests = failing.map(\.test).joined(separator: ",")
         let verdict = command.run(exercise.name, ["check", "--budget", "\(ModelCommand.budget)", "--stress", tests,
-                                                  "--watchdog", "\(Self.watchdogSeconds)"], mayBeEmpty: true)
+                                                  "--watchdog", "\(Self.watchdogSeconds)"], mayBeEmpty: true,
+                                  deadline: Self.deadlineSeconds)
         return Self.render(verdict, exercise: exercise.name, failing: failing)
     }
 
