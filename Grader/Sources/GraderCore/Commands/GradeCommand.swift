@@ -35,14 +35,21 @@ struct GradeCommand {
         print(raceChecked.isEmpty
               ? TextReport.render(report, screen: finalScreen, style: style)
               : TextReport.renderRaceVerdicts(report, checked: raceChecked, screen: finalScreen, style: style))
-        if arguments.modelSearch, !arguments.solutions, arguments.variant == nil, !Interrupt.requested {
-            searchInterleavings(report, focus: finalScreen.focus, style: style)
-        }
         // A variant's grade (a maintainer's measurement) is nobody's progress.
         do { if arguments.variant == nil { try history.record(report.exercises, solutions: arguments.solutions) } } catch {
             print(style.yellow(L("Warning: the run could not be added to the history: ", "警告：这次评分没能写入历史：") + error.localizedDescription))
         }
         try writeMachineReports(report)
+        // Last, once the grade is printed, kept and written: it may take a while, and a Ctrl-C
+        // during it loses nothing.
+        if arguments.modelSearch, !arguments.solutions, arguments.variant == nil, !Interrupt.requested {
+            searchInterleavings(report, focus: finalScreen.focus, style: style)
+            if Interrupt.requested {
+                print(L("Interrupted: the search for an interleaving was stopped; the grade above was kept.",
+                        "已中断：寻找交错执行的步骤已停止；上面的评分已经保存。"))
+                return 2
+            }
+        }
         return report.allComplete ? 0 : 1
     }
 

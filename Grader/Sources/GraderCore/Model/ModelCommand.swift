@@ -68,8 +68,9 @@ struct ModelCommand {
 
     /// Scan, build, run, read: the first step that says something else than "go on" is the answer.
     /// `mayBeEmpty`: the runner was asked for some checks only (`--stress`), and may have run none.
-    /// `deadline`: the most the runner may take (its build has its own).
-    func run(_ exercise: String, _ runnerArguments: [String], mayBeEmpty: Bool = false, deadline: Double = runDeadline) -> ModelVerdict {
+    /// `deadline`: the most the runner may take; `buildDeadline`: the most its build may take.
+    func run(_ exercise: String, _ runnerArguments: [String], mayBeEmpty: Bool = false, deadline: Double = runDeadline,
+             buildDeadline: Double = 1_200) -> ModelVerdict {
         let folder = layout.root.appendingPathComponent(mode.sourceFolder(of: exercise))
         guard FileTree.isDirectory(folder) else {
             return .cannotRun(L("there is no folder \(mode.sourceFolder(of: exercise))", "没有文件夹 \(mode.sourceFolder(of: exercise))"))
@@ -90,7 +91,7 @@ struct ModelCommand {
             let build = ["swift", "build", "--scratch-path", Self.scratchPath, "--product", "model-\(exercise)"] + mode.buildSystem.swiftPMArguments
             printError(L("Building \(exercise) with the model's twins (\(Self.scratchPath))…", "正在用模型的替身构建 \(exercise)（\(Self.scratchPath)）…"))
             let built = try ChildProcess.run(build, in: layout.root, environment: environment, outputFile: buildLog,
-                                             limits: ChildLimits(deadline: 1_200, keptOutput: 8 << 20))
+                                             limits: ChildLimits(deadline: buildDeadline, keptOutput: 8 << 20))
             if built == .interrupted { return .cannotRun(L("interrupted", "已中断")) }
             if built != .exited(0) {
                 return ModelBuildErrors.read((try? String(contentsOf: buildLog, encoding: .utf8)) ?? "", exercise: exercise, root: layout.root.path)

@@ -29,6 +29,10 @@ struct ModelSearch {
     /// learner long. A right exercise's checks take about 2 s here; learner code that sleeps inside
     /// its locks makes every schedule slow. Past this the search says it did not end in time.
     static let deadlineSeconds: Double = 30
+    /// The first search of an exercise builds `.build-model` for it (under a minute on this
+    /// 2-core machine); a build that takes longer than this is given up, said, and tried again
+    /// by the next grade, where it goes on from what it had built.
+    static let buildDeadlineSeconds: Double = 300
 
     /// The lines to print under the grade, or none when no systematic check states the property
     /// of a failing check.
@@ -36,7 +40,7 @@ struct ModelSearch {
         let tests = failing.map(\.test).joined(separator: ",")
         let verdict = command.run(exercise.name, ["check", "--budget", "\(ModelCommand.budget)", "--stress", tests,
                                                   "--watchdog", "\(Self.watchdogSeconds)"], mayBeEmpty: true,
-                                  deadline: Self.deadlineSeconds)
+                                  deadline: Self.deadlineSeconds, buildDeadline: Self.buildDeadlineSeconds)
         return Self.render(verdict, exercise: exercise.name, failing: failing)
     }
 
