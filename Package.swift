@@ -189,7 +189,9 @@ let modelTargets: [Target] = modelMode ? [
         name: "Modeled\(build.exercise)\(build.implementation)",
         dependencies: ["KataModel"] + (exercisesWithGivenCode.contains(build.exercise) ? [.target(name: "\(build.exercise)Given")] : []),
         path: "Model/Builds/\(build.exercise)/\(build.implementation)",
-        swiftSettings: [.define("KATA_MODEL")])
+        // KATA_WRONG_<Implementation> picks the fault of a file that holds several
+        // (`Model/Wrong/Deadlocks/Faults/Bank.swift`); other files ignore it.
+        swiftSettings: [.define("KATA_MODEL"), .define("KATA_WRONG_\(build.implementation)")])
 } : []
 
 /// `KATA_MODEL=1` only (what `grader model` and `grader replay` set, with their own scratch path

@@ -1,1 +1,1 @@
-../../../Wrong/Deadlocks/AuditAfterUnlock/Bank.swift
+../../../Wrong/Deadlocks/Faults/Bank.swift

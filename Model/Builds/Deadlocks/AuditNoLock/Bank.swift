@@ -1,1 +1,1 @@
-../../../Wrong/Deadlocks/AuditNoLock/Bank.swift
+../../../Wrong/Deadlocks/Faults/Bank.swift

@@ -1,1 +1,1 @@
-../../../Wrong/Deadlocks/LockPerPair/Bank.swift
+../../../Wrong/Deadlocks/Faults/Bank.swift

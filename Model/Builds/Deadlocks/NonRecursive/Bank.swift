@@ -1,1 +1,1 @@
-../../../Wrong/Deadlocks/NonRecursive/Bank.swift
+../../../Wrong/Deadlocks/Faults/Bank.swift

@@ -1,1 +1,1 @@
-../../../Wrong/Deadlocks/OneLock/Bank.swift
+../../../Wrong/Deadlocks/Faults/Bank.swift

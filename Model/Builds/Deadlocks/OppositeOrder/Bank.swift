@@ -1,1 +1,1 @@
-../../../Wrong/Deadlocks/OppositeOrder/Bank.swift
+../../../Wrong/Deadlocks/Faults/Bank.swift

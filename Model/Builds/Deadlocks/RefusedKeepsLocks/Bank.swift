@@ -1,1 +1,1 @@
-../../../Wrong/Deadlocks/RefusedKeepsLocks/Bank.swift
+../../../Wrong/Deadlocks/Faults/Bank.swift

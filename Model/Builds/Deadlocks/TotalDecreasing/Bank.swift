@@ -1,1 +1,1 @@
-../../../Wrong/Deadlocks/TotalDecreasing/Bank.swift
+../../../Wrong/Deadlocks/Faults/Bank.swift

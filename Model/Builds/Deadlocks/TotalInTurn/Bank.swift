@@ -1,1 +1,1 @@
-../../../Wrong/Deadlocks/TotalInTurn/Bank.swift
+../../../Wrong/Deadlocks/Faults/Bank.swift
