@@ -83,6 +83,14 @@ struct ModelCommandTests {
             Issue.record("a failed build without compile errors is not a verdict")
             return
         }
+        // An error in the model's own files (a twin that does not compile with another toolchain)
+        // is not the learner's, nor a use of a type without a twin.
+        let twin = "/course/Model/Learner/BoundedBuffer/Twins/DispatchQueueTwin.swift:40:9: error: type 'DispatchQueue' has no member 'main'\n"
+        guard case .cannotRun(let own) = ModelBuildErrors.read(twin, exercise: "BoundedBuffer", root: root) else {
+            Issue.record("an error in a twin was read as the learner's use of a type")
+            return
+        }
+        #expect(own.contains("the model's own code") && own.contains("nothing is wrong with yours") && !own.contains("your code does not compile"))
     }
 
     static let passing = ModelRunReport(exercise: "Deadlocks", budget: 1_000, checks: [

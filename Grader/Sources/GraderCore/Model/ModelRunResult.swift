@@ -76,21 +76,36 @@ enum ModelBuildErrors {
 
     static func read(_ output: String, exercise: String, root: String) -> ModelVerdict {
         let errors = CompilerDiagnostics.errors(in: output, exercises: [exercise], root: root)
+        // Only an error in the graded files is the learner's; one in the twins, the checks or the
+        // runtime is the model's own, and must not be blamed on them.
+        let learners = errors.filter { isGradedFile($0.file, exercise: exercise) }
         var uses: [ModelApplicability.Use] = []
-        for error in errors {
+        for error in learners {
             guard let member = missingMember(error.message) else { continue }
             let use = ModelApplicability.Use(what: member, file: learnerPath(error.file, exercise: exercise), line: error.line)
             if !uses.contains(where: { $0.what == use.what }) { uses.append(use) }
         }
         if !uses.isEmpty { return .notApplicable(uses) }
-        guard let first = errors.first else {
-            let tail = output.split(separator: "\n").suffix(10).joined(separator: "\n")
-            return .cannotRun(L("the modeled build of your code failed:\n", "你的代码的模型构建失败：\n") + tail)
+        if let first = learners.first {
+            return .cannotRun(
+                L("your code does not compile in the modeled build (with the twins of the synchronization types):\n",
+                  "你的代码在模型构建中（换成同步类型的替身后）无法编译：\n")
+                    + "\(learnerPath(first.file, exercise: exercise)):\(first.line): error: \(first.message)")
         }
-        return .cannotRun(
-            L("your code does not compile in the modeled build (with the twins of the synchronization types):\n",
-              "你的代码在模型构建中（换成同步类型的替身后）无法编译：\n")
-                + "\(learnerPath(first.file, exercise: exercise)):\(first.line): error: \(first.message)")
+        if let first = errors.first {
+            return .cannotRun(
+                L("the model's own code (its twins, checks or runtime) did not compile with this toolchain; nothing is wrong with yours:\n",
+                  "模型自己的代码（替身、检查或运行时）无法用这个工具链编译；你的代码没有问题：\n")
+                    + "\(first.file):\(first.line): error: \(first.message)")
+        }
+        let tail = output.split(separator: "\n").suffix(10).joined(separator: "\n")
+        return .cannotRun(L("the modeled build failed:\n", "模型构建失败：\n") + tail)
+    }
+
+    /// A file of the graded code, as the modeled build names it (`Model/Learner/<Exercise>/Exercise/…`,
+    /// `…/Solution/…`, `…/Variants/…`).
+    static func isGradedFile(_ path: String, exercise: String) -> Bool {
+        ["Exercise/", "Solution/", "Variants/"].contains { path.contains("Model/Learner/\(exercise)/" + $0) }
     }
 
     /// "value of type 'DispatchQueue' has no member 'label'" → `DispatchQueue.label`.
