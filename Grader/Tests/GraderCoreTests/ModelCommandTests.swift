@@ -104,6 +104,12 @@ struct ModelCommandTests {
         let crashed = ModelRunResult.read(termination: .signalled(4), report: nil, output: "model: check 1\nmodel: check 2\nFatal error: boom\n", exercise: "Deadlocks")
         guard case .cannotRun(let why) = crashed else { Issue.record("a crash is not a verdict"); return }
         #expect(why.contains("signal 4") && why.contains("check 2") && why.contains("Fatal error: boom"))
+        // A kill is not a trap: named, its cause not guessed.
+        guard case .cannotRun(let killed) = ModelRunResult.read(termination: .signalled(9), report: nil, output: "model: check 1\n", exercise: "Deadlocks") else {
+            Issue.record("a killed runner is not a verdict")
+            return
+        }
+        #expect(killed.contains("signal 9") && !killed.contains("trap"))
         let cases: [(Termination, Data?)] = [
             (.exited(0), nil), (.exited(0), Data("{".utf8)), (.exited(1), good), (.timedOut, good), (.exitedEarly(0), good),
             (.exited(0), try JSONEncoder().encode(ModelRunReport(exercise: "Deadlocks", budget: 1_000, checks: []))),

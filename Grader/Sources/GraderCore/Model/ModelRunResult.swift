@@ -46,9 +46,14 @@ enum ModelRunResult {
         let words = tail.isEmpty ? "" : L("\nIts last output:\n", "\n它最后的输出：\n") + tail
         switch termination {
         case .exited(0), .stoppedAfterWork: break
-        case .signalled(let signal):
+        // SIGILL, SIGTRAP, SIGABRT: what a Swift trap raises (Linux, Apple Silicon, a failed
+        // precondition in C); any other signal is only named, its cause not observed.
+        case .signalled(let signal) where [4, 5, 6].contains(signal):
             return .cannotRun(L("the model's run of your code crashed (signal \(signal))\(during): a trap in the code under test (a force unwrap, a precondition, an index out of range) ends the run before any verdict.",
                                 "模型运行你的代码时崩溃（信号 \(signal)）\(during)：被测代码里的陷阱（强制解包、precondition、下标越界）让运行在给出结论之前就结束了。") + words)
+        case .signalled(let signal):
+            return .cannotRun(L("the model's run of your code was ended by signal \(signal)\(during), before any verdict.",
+                                "模型运行你的代码时被信号 \(signal) 终止\(during)，没有给出结论。") + words)
         case .timedOut:
             return .cannotRun(L("the model's run of your code did not end in time\(during).", "模型运行你的代码没有按时结束\(during)。") + words)
         case .interrupted:
