@@ -51,15 +51,18 @@ public struct Explorer: Sendable {
         max(1, probe.decisions.count)
     }
 
-    /// Runs schedules until one fails or the budget is spent.
-    public func explore(_ body: @escaping @Sendable () -> Void) -> Result {
+    /// Runs schedules until one fails or the budget is spent. `starting` hears each schedule's
+    /// number before it runs (the runner says it, so that a crash names its schedule).
+    public func explore(starting: (UInt64) -> Void = { _ in }, _ body: @escaping @Sendable () -> Void) -> Result {
         let start = DispatchTime.now().uptimeNanoseconds
+        starting(0)  // the probe is schedule 0
         let probe = probe(body)
         let steps = steps(of: probe)
         var tried = 0
         var failure: Failure?
         for offset in 0..<UInt64(budget) {
             let number = first &+ offset
+            if number != 0 { starting(number) }
             // Schedule 0 is the probe: not run twice (a stalled one would cost its watchdog twice).
             let schedule = number == 0 ? probe
                 : Scheduler.run(strategy: strategy(forSchedule: number, expectedSteps: steps), maxSteps: maxSteps, watchdog: watchdog, body)

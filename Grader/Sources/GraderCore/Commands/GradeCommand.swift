@@ -17,13 +17,14 @@ struct GradeCommand {
         let progress = TerminalProgress(style: style)
         var raceChecked: [String] = []
         var history = History(file: layout.stateDirectory.appendingPathComponent("history.json"))
-        let report = try grade(selected, progress: progress) { checksDone in
-            // The points are known; the race check's ThreadSanitizer run may take a while (its
-            // first build much longer): show them now, the verdict follows.
+        let report = try grade(selected, progress: progress) { checksDone, pending in
+            // The points are known; the systematic checks and the race check's ThreadSanitizer
+            // run may take a while (their first builds much longer): show them now, the verdicts
+            // follow.
             progress.clear()
-            print(TextReport.render(checksDone, screen: screen(for: checksDone, history: history, style: style), style: style, raceCheckPending: true))
+            print(TextReport.render(checksDone, screen: screen(for: checksDone, history: history, style: style), style: style, pending: pending))
             Style.flush()
-            raceChecked = checksDone.exercises.filter { if case .lookingForRaces = $0.status { true } else { false } }.map(\.name)
+            raceChecked = pending.all
         }
         progress.clear()
         if Interrupt.requested {
@@ -40,24 +41,18 @@ struct GradeCommand {
             print(style.yellow(L("Warning: the run could not be added to the history: ", "警告：这次评分没能写入历史：") + error.localizedDescription))
         }
         try writeMachineReports(report)
-        // Last, once the grade is printed, kept and written: it may take a while, and a Ctrl-C
-        // during it loses nothing.
-        if arguments.modelSearch, !arguments.solutions, arguments.variant == nil, !Interrupt.requested {
-            searchInterleavings(report, focus: finalScreen.focus, style: style)
-            if Interrupt.requested {
-                print(L("Interrupted: the search for an interleaving was stopped; the grade above was kept.",
-                        "已中断：寻找交错执行的步骤已停止；上面的评分已经保存。"))
-                return 2
-            }
-        }
+        // Last, under the grade: the interleaving the systematic checks found, drawn.
+        if arguments.modelSearch { searchInterleavings(report, focus: finalScreen.focus, style: style) }
         return report.allComplete ? 0 : 1
     }
 
-    /// Grades `selected`: the suites, then, unless told not to, the race check (ThreadSanitizer)
-    /// on the exercises whose other checks all pass. `beforeRaceCheck` gets the report as it
-    /// stands when a ThreadSanitizer run is about to start (not when every verdict is remembered).
+    /// Grades `selected`: the suites; then the systematic checks of the exercises the model
+    /// covers (`ModelGate`: the one in focus, and any whose stress checks all pass); then, unless
+    /// told not to, the race check (ThreadSanitizer) on the exercises whose other checks all pass.
+    /// `beforeLongSteps` gets the report as it stands, once, when a modeled run or a
+    /// ThreadSanitizer run is about to start (not when every verdict is remembered).
     func grade(_ selected: [Rubric.Exercise], progress: any GradingProgress,
-               beforeRaceCheck: (GradeReport) -> Void = { _ in }) throws -> GradeReport {
+               beforeLongSteps: (GradeReport, PendingVerdicts) -> Void = { _, _ in }) throws -> GradeReport {
         let started = Date()
         let mode = BuildMode(solutions: arguments.solutions, sanitize: arguments.sanitize, variant: arguments.variant,
                              buildSystem: arguments.resolvedBuildSystem)
@@ -70,31 +65,47 @@ struct GradeCommand {
             for index in results.indices { results[index].copiedFromSolution = manifest.isCopiedFromSolution(results[index].name, layout: layout) }
         }
         let modified = modifiedFiles(manifest)
+        var modelVerdicts: [String: ModelVerdict] = [:]
         func report() -> GradeReport {
             var report = GradeReport(mode: mode, exercises: results, modifiedFiles: modified, date: Date())
             report.seconds = Date().timeIntervalSince(started)
+            report.modelVerdicts = modelVerdicts
             return report
         }
-        if arguments.raceCheck && !arguments.sanitize && !Interrupt.requested {
-            let check = RaceCheck(layout: layout, rubric: rubric, mode: mode, progress: progress)
-            if !check.unknown(in: results).isEmpty { beforeRaceCheck(report()) }
-            try check.apply(to: &results)
+        let race = RaceCheck(layout: layout, rubric: rubric, mode: mode, progress: progress)
+        let raceChecking = arguments.raceCheck && !arguments.sanitize
+        var announced = false
+        if !arguments.sanitize && !Interrupt.requested {
+            let learner = !arguments.solutions && arguments.variant == nil
+            let focus = Focus.choose(report(), named: arguments.exercises, layout: layout, manifest: learner ? manifest : nil)
+            let gate = ModelGate(layout: layout, rubric: rubric, mode: mode, progress: progress)
+            let judged = ModelGate.exercisesToJudge(results, focus: focus) { name in
+                !learner || (manifest?.isStarted(name, layout: layout) ?? true)
+            }
+            let unknown = gate.unknown(judged)
+            if !unknown.isEmpty {
+                let waitingForRaces = raceChecking ? results.filter { if case .lookingForRaces = $0.status { true } else { false } }.map(\.name) : []
+                beforeLongSteps(report(), PendingVerdicts(orders: unknown, races: waitingForRaces))
+                announced = true
+            }
+            modelVerdicts = gate.apply(to: &results, judging: judged)
+        }
+        if raceChecking && !Interrupt.requested {
+            let unknown = race.unknown(in: results)
+            if !unknown.isEmpty && !announced { beforeLongSteps(report(), PendingVerdicts(orders: [], races: unknown)) }
+            try race.apply(to: &results)
         } else if !arguments.sanitize {
             for index in results.indices { results[index].record(.notRun(reason: "--no-race-check")) }
         }
         return report()
     }
 
-    /// Under the grade, an order of the threads that breaks a failing check of the exercise in
-    /// focus, when the model covers it and the learner has started it (`ModelSearch`).
+    /// Under the grade, the orders of the threads that the systematic checks found breaking the
+    /// exercise in focus, drawn; or, beside a failing check they did not explain, what they saw.
     func searchInterleavings(_ report: GradeReport, focus: String?, style: Style) {
         guard let exercise = report.exercises.first(where: { $0.name == focus }),
-              let manifest = IntegrityManifest.load(layout: layout) else { return }
-        let failing = ModelSearch.failingStressChecks(of: exercise, started: manifest.isStarted(exercise.name, layout: layout))
-        guard !failing.isEmpty else { return }
-        Style.flush()  // the grade before the search's progress line on standard error
-        let search = ModelSearch(command: ModelCommand(layout: layout, rubric: rubric, arguments: arguments))
-        let lines = search.lines(for: exercise, failing: failing)
+              let verdict = report.modelVerdicts[exercise.name] else { return }
+        let lines = ModelSearch.render(verdict, exercise: exercise, replaySuffix: ModelCommand.replaySuffix(report.mode, exercise: exercise.name))
         guard !lines.isEmpty, !Interrupt.requested else { return }
         print("")
         print(([style.bold(lines[0])] + lines.dropFirst()).joined(separator: "\n"))

@@ -58,7 +58,7 @@ public enum GraderApp {
             case .bench: return try BenchCommand(layout: layout, rubric: rubric, arguments: arguments).run()
             case .classGrade(let folders): return try ClassCommand(layout: layout, rubric: rubric, arguments: arguments, folders: folders).run()
             case .model(let name): return try ModelCommand(layout: layout, rubric: rubric, arguments: arguments).check(name)
-            case .replay(let name, let token): return try ModelCommand(layout: layout, rubric: rubric, arguments: arguments).replay(name, token)
+            case .replay(let name, let token): return try ModelCommand(layout: layout, rubric: rubric, arguments: arguments).replay(name, token, check: arguments.modelCheck ?? 1)
             case .help: return 0
             }
         } catch let error as GraderError {

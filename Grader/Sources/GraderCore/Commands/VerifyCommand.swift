@@ -44,16 +44,26 @@ struct VerifyCommand {
              PortabilityCheck(root: layout.root).problems())
 
         let progress = TerminalProgress(style: style)
-        let solutions = try timed { try session(BuildMode(solutions: true, buildSystem: buildSystem), progress).grade(rubric.exercises) }
+        let solutionsMode = BuildMode(solutions: true, buildSystem: buildSystem)
+        let solutions = try timed { try session(solutionsMode, progress).grade(rubric.exercises) }
         progress.clear()
-        // The race check is a check like the others: the solutions must earn it too.
-        let raceChecked = try timed { () throws -> [ExerciseResult] in
+        // The systematic checks and the race check are checks like the others: the solutions must
+        // pass them too, and the systematic checks must have given a verdict on every one.
+        var modelProblems: [String] = []
+        let orderChecked = timed { () -> [ExerciseResult] in
             var results = solutions.value
-            try raceCheck(BuildMode(solutions: true, buildSystem: buildSystem), progress).apply(to: &results)
+            let verdicts = modelGate(solutionsMode, progress).apply(to: &results, judging: ModelApplicability.exercises)
+            modelProblems = Self.unjudged(verdicts, among: ModelApplicability.exercises)
+            return results
+        }
+        let raceChecked = try timed { () throws -> [ExerciseResult] in
+            var results = orderChecked.value
+            try raceCheck(solutionsMode, progress).apply(to: &results)
             return results
         }
         progress.clear()
-        step("every solution passes every check (\(solutions.seconds) s), the race check included (\(raceChecked.seconds) s)", solutionProblems(raceChecked.value))
+        step("every solution passes every check (\(solutions.seconds) s), the systematic checks (\(orderChecked.seconds) s) and the race check (\(raceChecked.seconds) s) included",
+             solutionProblems(raceChecked.value) + modelProblems)
         step("suites declare exactly the rubric's checks, with the titles CHECKLIST.md shows", declarationProblems(solutions.value))
 
         let stubs = try timed { try session(BuildMode(buildSystem: buildSystem), progress).grade(rubric.exercises) }
@@ -88,8 +98,11 @@ struct VerifyCommand {
             let exercises = rubric.exercises.filter { round[$0.name] != nil }
             let graded = try timed { () throws -> [ExerciseResult] in
                 var results = try session(mode, progress).grade(exercises)
-                // A variant whose only fault is a data race passes every other check: full
-                // points and "complete" must still be out of its reach, through the race check.
+                // A variant whose fault is an order the stress loop takes only sometimes, or only
+                // a data race, can pass every stress check: full points and "complete" must still
+                // be out of its reach, through the systematic checks and the race check, as in a grade.
+                let judged = ModelGate.exercisesToJudge(results, focus: nil) { _ in true }
+                _ = modelGate(mode, progress).apply(to: &results, judging: judged)
                 try raceCheck(mode, progress).apply(to: &results)
                 return results
             }
@@ -128,6 +141,28 @@ struct VerifyCommand {
         var check = RaceCheck(layout: layout, rubric: rubric, mode: mode, progress: progress)
         check.awkwardReportPath = true
         return check
+    }
+
+    /// The systematic checks as verify runs them: never from a remembered verdict.
+    func modelGate(_ mode: BuildMode, _ progress: any GradingProgress) -> ModelGate {
+        var gate = ModelGate(layout: layout, rubric: rubric, mode: mode, progress: progress)
+        gate.remembers = false
+        return gate
+    }
+
+    /// The exercises whose systematic checks gave no verdict (all explored, every one held or broke).
+    static func unjudged(_ verdicts: [String: ModelVerdict], among names: [String]) -> [String] {
+        names.compactMap { name in
+            switch verdicts[name] {
+            case .report(let report)? where report.checks.allSatisfy({ $0.verdict == "pass" }): return nil
+            case .report(let report)?:
+                let other = report.checks.filter { $0.verdict != "pass" }.map { "\($0.name): \($0.verdict)" }
+                return "\(name): systematic checks \(other.joined(separator: ", "))"
+            case .notApplicable(let uses)?: return "\(name): the systematic checks are not applicable: \(uses.map(\.what).joined(separator: ", "))"
+            case .cannotRun(let why)?: return "\(name): the systematic checks could not run: \(why)"
+            case nil: return "\(name): the systematic checks did not run"
+            }
+        }
     }
 
     /// How verify keeps ThreadSanitizer from starting. Linux: a limited address space, in which

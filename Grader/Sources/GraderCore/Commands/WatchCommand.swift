@@ -62,10 +62,11 @@ struct WatchCommand {
         options.exercises = [name]
         let command = GradeCommand(layout: layout, rubric: rubric, arguments: options)
         var history = History(file: layout.stateDirectory.appendingPathComponent("history.json"))
-        let report = try command.grade(try GraderApp.select([name], from: rubric), progress: progress) { checksDone in
-            // The points first; the race check's verdict replaces this screen when it comes.
+        let report = try command.grade(try GraderApp.select([name], from: rubric), progress: progress) { checksDone, pending in
+            // The points first; the systematic checks' and the race check's verdicts replace this
+            // screen when they come.
             progress.clear()
-            show(TextReport.render(checksDone, screen: command.screen(for: checksDone, history: history, style: style), style: style, raceCheckPending: true), style: style)
+            show(TextReport.render(checksDone, screen: command.screen(for: checksDone, history: history, style: style), style: style, pending: pending), style: style)
         }
         progress.clear()
         let finalScreen = command.screen(for: report, history: history, style: style)

@@ -17,9 +17,22 @@ struct ModelCommand {
 
     var layout: KataLayout
     var rubric: Rubric
-    var arguments: Arguments
+    /// The graded code (the learner's, the solutions, or one variant) and the build system.
+    var mode: BuildMode
+    /// Where the build's progress line goes: standard error for `grader model`; a grade's own
+    /// progress line when the systematic checks run inside a grade.
+    var building: @Sendable (String) -> Void = { text in FileHandle.standardError.write(Data((text + "\n").utf8)) }
 
-    var mode: BuildMode { BuildMode(solutions: arguments.solutions, variant: arguments.variant, buildSystem: arguments.resolvedBuildSystem) }
+    init(layout: KataLayout, rubric: Rubric, arguments: Arguments) {
+        self.init(layout: layout, rubric: rubric,
+                  mode: BuildMode(solutions: arguments.solutions, variant: arguments.variant, buildSystem: arguments.resolvedBuildSystem))
+    }
+
+    init(layout: KataLayout, rubric: Rubric, mode: BuildMode) {
+        self.layout = layout
+        self.rubric = rubric
+        self.mode = mode
+    }
 
     /// `grader model <Exercise>`.
     func check(_ name: String) throws -> Int32 {
@@ -31,13 +44,12 @@ struct ModelCommand {
     }
 
     /// `grader replay <Exercise> <schedule|code:…> [--check N]`.
-    func replay(_ name: String, _ token: String) throws -> Int32 {
+    func replay(_ name: String, _ token: String, check: Int = 1) throws -> Int32 {
         let exercise = try Self.select(name)
         guard token.hasPrefix("code:") || UInt64(token) != nil else {
             throw GraderError.badArguments(L("replay takes a schedule number or code:DECISIONS, as `grader model` prints them, not \(token)",
                                              "replay 需要一个调度编号或 code:DECISIONS（如 `grader model` 所打印），而不是 \(token)"))
         }
-        let check = arguments.modelCheck ?? 1
         let verdict = run(exercise, ["replay", "\(check)", token])
         print(ModelText.replayResult(verdict, exercise: exercise))
         return Self.exitCode(verdict)
@@ -62,8 +74,11 @@ struct ModelCommand {
     }
 
     /// What the replay line repeats so that it runs the same code.
-    var replaySuffix: String {
-        (arguments.solutions ? " --solutions" : "") + (arguments.variant.map { " --variant \($0)" } ?? "")
+    var replaySuffix: String { Self.replaySuffix(mode, exercise: nil) }
+
+    static func replaySuffix(_ mode: BuildMode, exercise: String?) -> String {
+        let variant = exercise.flatMap { mode.variantsByExercise[$0] } ?? (mode.variantsByExercise.isEmpty ? mode.variant : nil)
+        return (mode.solutions ? " --solutions" : "") + (variant.map { " --variant \($0)" } ?? "")
     }
 
     /// Scan, build, run, read: the first step that says something else than "go on" is the answer.
@@ -85,11 +100,14 @@ struct ModelCommand {
             // Every other exercise is left out of the package: a variant exists for some exercises
             // only, and another exercise that does not compile must not matter here.
             let others = rubric.exercises.map(\.name).filter { $0 != exercise }
-            let environment = ["KATA_MODEL": "1", "KATA_SOLUTIONS": mode.solutions ? "1" : "0", "KATA_VARIANT": mode.variant ?? "",
+            // One exercise at a time: its own variant's name alone (Package.swift's model targets
+            // take one name), also in a round of verify where each exercise has its own.
+            let variant = mode.variantsByExercise[exercise] ?? (mode.variantsByExercise.isEmpty ? mode.variant ?? "" : "")
+            let environment = ["KATA_MODEL": "1", "KATA_SOLUTIONS": mode.solutions ? "1" : "0", "KATA_VARIANT": variant,
                                "KATA_EXCLUDE": others.joined(separator: ",")]
             let buildLog = layout.stateDirectory.appendingPathComponent("model-build.log")
             let build = ["swift", "build", "--scratch-path", Self.scratchPath, "--product", "model-\(exercise)"] + mode.buildSystem.swiftPMArguments
-            printError(L("Building \(exercise) with the model's twins (\(Self.scratchPath))…", "正在用模型的替身构建 \(exercise)（\(Self.scratchPath)）…"))
+            building(L("Building \(exercise) with the model's twins (\(Self.scratchPath))…", "正在用模型的替身构建 \(exercise)（\(Self.scratchPath)）…"))
             let built = try ChildProcess.run(build, in: layout.root, environment: environment, outputFile: buildLog,
                                              limits: ChildLimits(deadline: buildDeadline, keptOutput: 8 << 20))
             if built == .interrupted { return .cannotRun(L("interrupted", "已中断")) }
@@ -115,10 +133,6 @@ struct ModelCommand {
         } catch {
             return .cannotRun("\(error)")
         }
-    }
-
-    private func printError(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
     }
 }
 

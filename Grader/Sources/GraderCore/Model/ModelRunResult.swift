@@ -22,6 +22,8 @@ struct ModelRunReport: Codable, Equatable, Sendable {
     var exercise: String
     var budget: Int
     var checks: [Check]
+    /// The check the runner was exploring when it wrote the report last; set when it died there.
+    var running: Check?
 }
 
 /// The three answers a modeled run can give. Anything else (a build that failed, a runner that
@@ -34,7 +36,7 @@ enum ModelVerdict: Equatable, Sendable {
 
 /// Reads a runner's end: its report when it exited 0 and wrote one that makes sense, else why not.
 enum ModelRunResult {
-    static let verdicts: Set<String> = ["pass", "fail", "undecided"]
+    static let verdicts: Set<String> = ["pass", "fail", "undecided", "crash"]
 
     static func read(termination: Termination, report: Data?, output: String, exercise: String, mayBeEmpty: Bool = false) -> ModelVerdict {
         let during = output.split(separator: "\n").last { $0.hasPrefix("model: check ") }
@@ -49,6 +51,9 @@ enum ModelRunResult {
         // SIGILL, SIGTRAP, SIGABRT: what a Swift trap raises (Linux, Apple Silicon, a failed
         // precondition in C); any other signal is only named, its cause not observed.
         case .signalled(let signal) where [4, 5, 6].contains(signal):
+            if let crash = crashInCheck(report: report, output: output, signal: signal, trap: traps.prefix(3).joined(separator: "\n"), exercise: exercise) {
+                return .report(crash)
+            }
             return .cannotRun(L("the model's run of your code crashed (signal \(signal))\(during): a trap in the code under test (a force unwrap, a precondition, an index out of range) ends the run before any verdict.",
                                 "模型运行你的代码时崩溃（信号 \(signal)）\(during)：被测代码里的陷阱（强制解包、precondition、下标越界）让运行在给出结论之前就结束了。") + words)
         case .signalled(let signal):
@@ -68,6 +73,33 @@ enum ModelRunResult {
             return .cannotRun(L("the model's runner wrote a report the grader cannot read.", "模型的运行程序写出的报告无法读取。"))
         }
         return .report(decoded)
+    }
+}
+
+extension ModelRunResult {
+    /// A trap in the code under test, inside a known schedule of a known check: the model runs one
+    /// thread at a time and replays a schedule exactly, so that schedule crashes the code every
+    /// time, and the real threads can take the same order. Said as that check's failure (verdict
+    /// "crash", the trap's words as its picture). Nil when the run cannot say where it was, or
+    /// when the trap is in the model's own code (its runtime or twins), which is no fault of
+    /// the learner's.
+    static func crashInCheck(report: Data?, output: String, signal: Int32, trap: String, exercise: String) -> ModelRunReport? {
+        guard let report, var decoded = try? JSONDecoder().decode(ModelRunReport.self, from: report),
+              decoded.exercise == exercise, var running = decoded.running,
+              let scheduleLine = output.split(separator: "\n").last(where: { $0.hasPrefix("model: schedule ") }),
+              let schedule = UInt64(scheduleLine.dropFirst("model: schedule ".count)),
+              !["KataModel/", "Twins/"].contains(where: trap.contains)
+        else { return nil }
+        running.verdict = "crash"
+        running.number = schedule
+        running.schedules = Int(min(schedule, UInt64(Int.max - 1))) + 1
+        let words = trap.isEmpty ? L("(it printed no message)", "（没有输出消息）") : trap
+        running.picture = L("✗ Your code crashed (signal \(signal)) in schedule \(schedule): a trap (a force unwrap, an index out of range, a precondition) under this order of the threads. Its message:",
+                            "✗ 你的代码在调度 \(schedule) 中崩溃（信号 \(signal)）：在这种线程顺序下触发了陷阱（强制解包、下标越界、precondition）。它的消息：")
+            + "\n" + words
+        decoded.checks.append(running)
+        decoded.running = nil
+        return decoded
     }
 }
 

@@ -44,10 +44,13 @@ enum ModelText {
     static func checkLines(_ check: ModelRunReport.Check, exercise: String, several: Bool, replaySuffix: String) -> [String] {
         let title = check.title ?? check.name
         let number = check.number.map(String.init) ?? "?"
-        var lines = [check.verdict == "fail"
-            ? L("✗ \(title): schedule \(number) breaks it", "✗ \(title)：调度 \(number) 让它失败")
-            : L("? \(title): could not judge schedule \(number): see the last line below",
-                "? \(title)：无法判断调度 \(number)：见下面最后一行")]
+        var lines: [String]
+        switch check.verdict {
+        case "fail": lines = [L("✗ \(title): schedule \(number) breaks it", "✗ \(title)：调度 \(number) 让它失败")]
+        case "crash": lines = [L("✗ \(title): schedule \(number) crashes your code", "✗ \(title)：调度 \(number) 让你的代码崩溃")]
+        default: lines = [L("? \(title): could not judge schedule \(number): see the last line below",
+                            "? \(title)：无法判断调度 \(number)：见下面最后一行")]
+        }
         lines += (check.picture ?? "").split(separator: "\n", omittingEmptySubsequences: false).map { "    " + $0 }
         let replay = "swift run grader replay \(exercise) \(number)" + (several ? " --check \(check.index)" : "") + replaySuffix
         let code = check.code.map { L(" (the same as code:\($0))", "（等同于 code:\($0)）") } ?? ""

@@ -5,16 +5,22 @@ import Foundation
 /// exercise in focus only, so that the answer to "where am I, and what do I do next?" fits one terminal page.
 public enum TextReport {
     /// The table, the course's progress, the focus's detail, the score and the next step. With
-    /// `raceCheckPending`, the table and a line that says the race check is running (the rest
+    /// `pending`, the table and a line that says which verdicts are being looked for (the rest
     /// follows in `renderRaceVerdicts`).
-    public static func render(_ report: GradeReport, screen: Screen, style: Style, raceCheckPending: Bool = false) -> String {
+    public static func render(_ report: GradeReport, screen: Screen, style: Style, pending: PendingVerdicts? = nil) -> String {
         var lines = header(report, style: style)
         lines += table(report, screen: screen, style: style)
         lines.append("")
-        if raceCheckPending {
-            let pending = report.exercises.filter { if case .lookingForRaces = $0.status { true } else { false } }.map(\.name)
-            let text = L("Points so far: \(report.points)/\(report.totalPoints). Every other check of \(pending.joined(separator: ", ")) passes; ThreadSanitizer is looking for data races (the last check)…",
-                         "目前得分：\(report.points)/\(report.totalPoints)。\(pending.joined(separator: "、")) 的其他检查都已通过，ThreadSanitizer 正在检查数据竞争（最后一项检查）…")
+        if let pending {
+            var text = L("Points so far: \(report.points)/\(report.totalPoints).", "目前得分：\(report.points)/\(report.totalPoints)。")
+            if !pending.orders.isEmpty {
+                text += L(" The systematic checks of \(pending.orders.joined(separator: ", ")) are trying the orders of the threads' synchronization calls…",
+                          " 系统检查正在尝试 \(pending.orders.joined(separator: "、")) 的线程同步调用的各种顺序…")
+            }
+            if !pending.races.isEmpty {
+                text += L(" Every other check of \(pending.races.joined(separator: ", ")) passes; ThreadSanitizer is looking for data races (the last check)…",
+                          " \(pending.races.joined(separator: "、")) 的其他检查都已通过，ThreadSanitizer 正在检查数据竞争（最后一项检查）…")
+            }
             lines += TextLayout.hanging(text, "", width: screen.width)
             return lines.joined(separator: "\n")
         }
@@ -23,12 +29,19 @@ public enum TextReport {
         return lines.joined(separator: "\n")
     }
 
-    /// The second step of a run whose race check ran after the table was shown: one line per
-    /// exercise checked, then the progress, the focus's detail and the next step.
+    /// The second step of a run whose systematic checks or race check ran after the table was
+    /// shown: one line per exercise checked, then the progress, the focus's detail and the next step.
     public static func renderRaceVerdicts(_ report: GradeReport, checked: [String], screen: Screen, style: Style) -> String {
         var lines: [String] = []
         for exercise in report.exercises where checked.contains(exercise.name) {
             let race = exercise.checks.first { $0.test == Rubric.raceCheckTest }
+            if let finding = exercise.orderFindings.first {
+                let what = finding.crash ? L("makes the code crash", "让代码崩溃") : L("breaks a property", "违反了一项性质")
+                lines.append(style.red("✘ ") + L("\(exercise.name): the systematic check \"\(finding.title)\" found an order of the synchronization calls that \(what): ",
+                                                 "\(exercise.name)：系统检查“\(finding.title)”找到了一种同步调用顺序，它\(what)，")
+                             + statusWord(exercise.status, style: style) + L(".", "。"))
+                continue
+            }
             switch exercise.status {
             case .dataRace(let finding):
                 let place = finding.file.map { "\($0):\(finding.line ?? 0)" }

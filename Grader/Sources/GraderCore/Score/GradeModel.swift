@@ -139,6 +139,8 @@ public struct ExerciseResult: Equatable, Sendable {
     public var platformNote: String?
     /// The race check's verdict, once recorded.
     public var raceVerdict: RaceVerdict?
+    /// Orders of the synchronization calls that the systematic checks found breaking a property.
+    public var orderFindings: [OrderFinding] = []
 
     public var points: Int { checks.reduce(0) { $0 + $1.earned } }
     public var totalPoints: Int { checks.reduce(0) { $0 + $1.points } }
@@ -212,6 +214,25 @@ public struct ExerciseResult: Equatable, Sendable {
     }
 }
 
+/// A systematic check that an order of the threads' synchronization calls broke: its title, the
+/// stress checks it failed, and the command that draws it.
+public struct OrderFinding: Equatable, Sendable {
+    public var title: String
+    public var tests: [String]
+    public var replay: String
+    /// The order made the code trap rather than break a stated property.
+    public var crash: Bool
+}
+
+/// The verdicts a grade is still waiting for when it shows the points: the exercises whose
+/// systematic checks run now, and those whose race check does.
+public struct PendingVerdicts: Sendable, Equatable {
+    public var orders: [String]
+    public var races: [String]
+
+    public var all: [String] { orders + races.filter { !orders.contains($0) } }
+}
+
 /// Everything one grading run found.
 public struct GradeReport: Sendable {
     public var mode: BuildMode
@@ -221,6 +242,8 @@ public struct GradeReport: Sendable {
     public var date: Date
     /// Wall time of the whole grading run, build included.
     public var seconds: Double = 0
+    /// What the systematic checks said of each exercise they judged (`ModelGate`).
+    var modelVerdicts: [String: ModelVerdict] = [:]
 
     public var points: Int { exercises.reduce(0) { $0 + $1.points } }
     public var totalPoints: Int { exercises.reduce(0) { $0 + $1.totalPoints } }

@@ -22,8 +22,7 @@ public enum Scoring {
                 // Run by the grader once every other check passes (`ExerciseResult.record`).
                 checks.append(CheckResult(
                     test: check.test, title: Rubric.raceCheckTitle, points: check.points, earned: 0, passed: false,
-                    message: L("Not checked: another check fails. ThreadSanitizer looks for data races once every other check passes.",
-                               "未检查：还有别的检查没通过。其他检查全部通过后，ThreadSanitizer 才会检查数据竞争。")))
+                    message: raceCheckWaits))
                 continue
             }
             let test = declared.first { $0.name == check.test }
@@ -64,6 +63,12 @@ public enum Scoring {
             runs: runs.count, seconds: seconds)
         result.platformNote = exercise.localizedPlatformNote
         return result
+    }
+
+    /// The race check's message while another check fails.
+    static var raceCheckWaits: String {
+        L("Not checked: another check fails. ThreadSanitizer looks for data races once every other check passes.",
+          "未检查：还有别的检查没通过。其他检查全部通过后，ThreadSanitizer 才会检查数据竞争。")
     }
 
     /// A check whose requirements did not all pass keeps "passed" but earns nothing, and says why.
