@@ -122,9 +122,17 @@ struct SessionDecisionTests {
                     }
                 }
                 let returned = Locked(false)
+                // A Foundation Thread keeps its block for as long as the Thread object lives (the
+                // check holds it in `opener`): the block must not capture the session, or the
+                // session could never be freed in this check. It takes the session from a box and
+                // lets it go before saying that open() returned.
+                let handOver = Locked<SessionQueue?>(session)
                 Thread {
                     opener.withLock { $0 = Thread.current }
-                    session.open(granted: granted)
+                    do {
+                        guard let session = handOver.withLock({ box -> SessionQueue? in defer { box = nil }; return box }) else { return }
+                        session.open(granted: granted)
+                    }
                     returned.withLock { $0 = true }
                 }.start()
                 // open() returns although the check holds the first work: it only lets the queue go.
@@ -139,6 +147,9 @@ struct SessionDecisionTests {
                                          hint: "open() must release the queued work.", { holding.current })
                 else { held.signal(); return }
             }  // the check's last reference to the session goes here
+            // Nothing of the check holds the session any more: unless the queued works hold it
+            // themselves (a right way too), it is freed now, before they run.
+            let freedFirst = alive.value == nil
             held.signal()
             guard Patience.waitUntil(in: outlivesPlace, waitingFor: "the \(after) works queued behind the first one running",
                                      hint: "Work queued on a session runs once the gate is open, also after the session itself was released.",
@@ -148,7 +159,7 @@ struct SessionDecisionTests {
             guard !wrong.isEmpty else { continue }
             let gone = wrong.filter { !$0.sessionAlive }.count
             if gone > 0 {
-                Issue.record("A session opened with open(granted: \(granted)) was released while \(after) of its works were still queued; \(gone) of them ran after the session was freed and were told \(said(wrong[0].access)). A decision, once made, is what every queued work hears, whether the session is still alive or not: a block that reads the decision through the session (`[weak self]` … `self?.decision ?? .refused`) loses it when the session goes. Let the blocks capture the decision itself (a small shared box, or the value), not the session.")
+                Issue.record("A session opened with open(granted: \(granted)) was released while \(after) of its works were still queued\(freedFirst ? " (it was freed before they ran)" : ""); \(gone) of them ran after the session was freed and were told \(said(wrong[0].access)). A decision, once made, is what every queued work hears, whether the session is still alive or not: a block that reads the decision through the session (`[weak self]` … `self?.decision ?? .refused`) loses it when the session goes. Let the blocks capture the decision itself (a small shared box, or the value), not the session.")
             } else {
                 Issue.record("A session opened with open(granted: \(granted)): \(wrong.count) of the \(after) works queued behind the first were told \(said(wrong[0].access)) while the session was still alive. The first open() decides what every work hears.")
             }

@@ -142,8 +142,14 @@ public enum TextReport {
                         + L(" See where you stand in the course: swift run grader list", " 看看整个课程的进度：swift run grader list")]
                     + unchecked(only, screen: screen, style: style)
             }
-            return report.exercises.isEmpty || !report.allComplete ? [] : ["", style.green(L("Every exercise is complete. Well done!", "所有练习都已完成，干得好！"))]
-                + report.exercises.flatMap { unchecked($0, screen: screen, style: style) }
+            guard !report.exercises.isEmpty, report.allComplete else { return [] }
+            // "Every exercise" only when every exercise of the course was graded.
+            let names = report.exercises.map(\.name)
+            let praise = names.count >= screen.numbers.count
+                ? L("Every exercise is complete. Well done!", "所有练习都已完成，干得好！")
+                : L("\(ListFormat.and(names)) are complete (the \(names.count) of \(screen.numbers.count) exercises graded here). Well done! See where you stand in the course: swift run grader list",
+                    "\(names.joined(separator: "、")) 都已完成（这里评了 \(screen.numbers.count) 个练习中的 \(names.count) 个），干得好！看看整个课程的进度：swift run grader list")
+            return ["", style.green(praise)] + report.exercises.flatMap { unchecked($0, screen: screen, style: style) }
         }
         var lines = [""]
         if !screen.verbose {
@@ -255,4 +261,13 @@ public enum TextReport {
 
 extension String {
     func leftPadded(_ width: Int) -> String { count >= width ? self : String(repeating: " ", count: width - count) + self }
+}
+
+/// Lists in running text.
+enum ListFormat {
+    /// "A", "A and B", "A, B and C".
+    static func and(_ items: [String]) -> String {
+        guard items.count > 1, let last = items.last else { return items.first ?? "" }
+        return items.dropLast().joined(separator: ", ") + " and " + last
+    }
 }

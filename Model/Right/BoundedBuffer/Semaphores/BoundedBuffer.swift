@@ -11,6 +11,9 @@ public enum BufferError: Error, Equatable, Sendable {
 /// (free slots, filled slots) with a lock around the storage, instead of one `NSCondition`.
 /// `close()` signals each semaphore once more; every waiter it wakes finds the buffer closed (or,
 /// for a take, empty) and passes the signal on, so that all of them wake, one after another.
+/// The free slots' semaphore starts at 0 and is signalled `capacity` times: libdispatch traps
+/// when a semaphore is released below the value it was created with, so one created with
+/// `value: capacity` crashes when a buffer that still holds an element is released.
 public final class BoundedBuffer<Element: Sendable>: @unchecked Sendable {
     private let lock = NSLock()
     private let freeSlots: DispatchSemaphore
@@ -23,7 +26,8 @@ public final class BoundedBuffer<Element: Sendable>: @unchecked Sendable {
     public init(capacity: Int) {
         precondition(capacity >= 1, "A BoundedBuffer needs a capacity of at least 1 (got \(capacity)).")
         self.capacity = capacity
-        freeSlots = DispatchSemaphore(value: capacity)
+        freeSlots = DispatchSemaphore(value: 0)
+        for _ in 0..<capacity { freeSlots.signal() }
     }
 
     public var count: Int {
