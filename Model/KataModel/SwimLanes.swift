@@ -57,12 +57,12 @@ public enum SwimLanes {
         if skipped > 0 {
             lines.append("… " + language.words("\(skipped) earlier step\(skipped == 1 ? "" : "s") not shown", "前面 \(skipped) 步未显示"))
         }
-        lines.append(row(language == .chinese ? "步骤" : "step", names, widths))
+        lines += rows(language == .chinese ? "步骤" : "step", names, widths)
         lines.append(" " + String(repeating: "-", count: 5) + widths.map { "+" + String(repeating: "-", count: $0 + 2) }.joined())
         for event in shown {
             let cell = cellText(event, language)
             let cells = columns.map { $0 == event.thread ? cell : "" }
-            lines.append(row("\(event.step)", cells, widths))
+            lines += rows("\(event.step)", cells, widths)
         }
         lines.append(contentsOf: verdict(schedule.outcome, language: language))
         return lines.joined(separator: "\n")
@@ -85,22 +85,46 @@ public enum SwimLanes {
         return strategy
     }
 
-    private static func row(_ first: String, _ cells: [String], _ widths: [Int]) -> String {
-        var line = " " + pad(first, 5)
-        for (cell, width) in zip(cells, widths) {
-            line += "| " + pad(displayWidth(cell) > width ? truncated(cell, to: width - 1) + "…" : cell, width) + " "
+    /// One step: a cell wider than its column goes on over the next lines of the same step, so
+    /// that what an operation did ("wakes consumer 1", "nobody waits") is never cut off.
+    private static func rows(_ first: String, _ cells: [String], _ widths: [Int]) -> [String] {
+        let wrapped = zip(cells, widths).map { wrap($0, to: $1) }
+        let height = wrapped.map(\.count).max() ?? 1
+        return (0..<height).map { index in
+            var line = " " + pad(index == 0 ? first : "", 5)
+            for (parts, width) in zip(wrapped, widths) {
+                line += "| " + pad(index < parts.count ? parts[index] : "", width) + " "
+            }
+            return line.trimmingTrailingSpaces()
         }
-        return line.trimmingTrailingSpaces()
     }
 
-    /// The longest start of `text` that fits `width` columns.
-    private static func truncated(_ text: String, to width: Int) -> String {
-        var kept = ""
-        for character in text {
-            guard displayWidth(kept + String(character)) <= width else { break }
-            kept.append(character)
+    /// `text` in lines of at most `width` columns, broken at spaces where it can be (a word
+    /// longer than a line is cut); the lines after the first are indented by two.
+    static func wrap(_ text: String, to width: Int) -> [String] {
+        guard displayWidth(text) > width, width > 4 else { return [text] }
+        var lines: [String] = []
+        var line = ""
+        for word in text.split(separator: " ", omittingEmptySubsequences: false).map(String.init) {
+            let candidate = line.isEmpty ? word : line + " " + word
+            if line.isEmpty || displayWidth(candidate) <= width {
+                line = candidate
+            } else {
+                lines.append(line)
+                line = "  " + word
+            }
+            while displayWidth(line) > width {
+                var kept = ""
+                for character in line {
+                    guard displayWidth(kept + String(character)) <= width else { break }
+                    kept.append(character)
+                }
+                lines.append(kept)
+                line = "  " + String(line.dropFirst(kept.count))
+            }
         }
-        return kept
+        if !line.allSatisfy({ $0 == " " }) { lines.append(line) }
+        return lines
     }
 
     private static func pad(_ text: String, _ width: Int) -> String {

@@ -1,4 +1,4 @@
-import KataModel
+@testable import KataModel
 import Testing
 
 /// The picture: columns named after the threads, the learner's line in each row, the check's own
@@ -34,5 +34,20 @@ import Testing
         #expect(picture.hasSuffix("✗ lost update: 1\n✗ 丢失更新：1"))
         #expect(picture.contains("schedule \(failure.number)"))
         #expect(picture.contains("code:\(failure.code)"))
+    }
+
+    @Test("A cell wider than its column goes on over the next lines of its step, broken at spaces: what an operation did is never cut off")
+    func longCellsWrap() {
+        let cell = "BoundedBuffer.swift:61  broadcast() on NSCondition 1: wakes consumer 1, consumer 2"
+        let lines = SwimLanes.wrap(cell, to: 40)
+        #expect(lines.count > 1)
+        #expect(lines.allSatisfy { SwimLanes.displayWidth($0) <= 40 }, "\(lines)")
+        #expect(lines.joined(separator: " ").split(separator: " ").joined(separator: " ") == cell.split(separator: " ").joined(separator: " "),
+                "every word kept, in order: \(lines)")
+        #expect(lines.dropFirst().allSatisfy { $0.hasPrefix("  ") }, "continuation lines are indented")
+        #expect(SwimLanes.wrap("short", to: 40) == ["short"])
+        let word = String(repeating: "x", count: 50)
+        #expect(SwimLanes.wrap(word, to: 20).allSatisfy { SwimLanes.displayWidth($0) <= 20 })
+        #expect(SwimLanes.wrap(word, to: 20).joined().filter { $0 == "x" }.count == 50)
     }
 }

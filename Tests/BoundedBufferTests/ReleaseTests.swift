@@ -19,7 +19,7 @@ struct ReleaseTests {
         }
         IsolatedCheck.explain(
             ending, in: ReleaseTests.place,
-            crashHint: "The crash came while the last reference to a buffer that still held elements was let go. A DispatchSemaphore released while its count is below the value it was created with makes libdispatch stop the process: create it with value 0 and signal it capacity times, or keep the count under your own lock.")
+            crashHint: "This check only fills, takes from, closes and lets go of buffers: a crash here usually comes as the last reference to a buffer that still holds elements goes. A DispatchSemaphore released while its count is below the value it was created with makes libdispatch stop the process: create it with value 0 and signal it capacity times, or keep the count under your own lock.")
     }
 
     /// Each way a buffer can still hold elements when nobody needs it any more.

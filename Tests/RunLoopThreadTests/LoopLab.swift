@@ -173,7 +173,7 @@ enum LoopLab {
             if thread.hasEnded {
                 Issue.record(Comment(rawValue: "Deadlock suspected in \(place): stop() did not return within \(seconds) s, although the loop's thread had ended. It waits for something the thread never does: signal it as the thread's body ends."), sourceLocation: sourceLocation)
             } else {
-                Issue.record(Comment(rawValue: "Deadlock suspected in \(place): stop() did not return within \(seconds) s, and the loop's thread was still alive: the loop never ended. CFRunLoopStop ends only the current pass of RunLoop.run(), which starts the next one; a stop flag set without waking the loop is seen only when something else wakes it (here a timer 5 s away), or never. End the loop from a block queued on it, or call CFRunLoopStop and CFRunLoopWakeUp and check a flag between passes of run(mode:before:)."), sourceLocation: sourceLocation)
+                Issue.record(Comment(rawValue: "Deadlock suspected in \(place): stop() did not return within \(seconds) s, and the loop's thread was still alive: the loop never ended. CFRunLoopStop ends only the current pass of RunLoop.run(), which starts the next one; a stop flag set without waking the loop is seen only when something else wakes it (here a timer 5 s away), or never. End the loop from a block queued on it, behind the blocks it has already accepted: that block sets a flag only the loop's thread reads and calls CFRunLoopStop on its own loop, and the thread runs run(mode:before:) in a loop that checks the flag between passes."), sourceLocation: sourceLocation)
             }
             return nil
         }
