@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import GraderCore
 
-/// The search under a failing stress check (issue 39's "also searches"): when it runs, what it
+/// The search under a failing stress check: when it runs, what it
 /// shows for each answer the runner can give, and that every property it relates is a real check.
 @Suite("Model search after a grade")
 struct ModelSearchTests {

@@ -16,7 +16,7 @@ public struct Arguments: Equatable, Sendable {
         case bench
         /// `class DIR...`: grade many students' copies (instructors).
         case classGrade([String])
-        /// `model <Exercise>`: the systematic checks on the learner's code (`Model/`, issue 39).
+        /// `model <Exercise>`: the systematic checks on the learner's code (`Model/`).
         case model(String)
         /// `replay <Exercise> <schedule|code:…>`: one schedule of a systematic check again.
         case replay(String, String)

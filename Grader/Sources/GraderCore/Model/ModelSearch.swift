@@ -1,6 +1,6 @@
 import Foundation
 
-/// Issue 39's "also searches": after a grade, when a stress check fails in the exercise in focus
+/// The search under a failing check: after a grade, when a stress check fails in the exercise in focus
 /// and that exercise is one the model covers, run its systematic checks (`grader model`'s build and
 /// runner) and show, under the grade, an order of the threads' synchronization calls that breaks the
 /// same property (the checks whose `ModelCheck.stress` names the failing test). It changes no
