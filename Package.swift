@@ -1,10 +1,28 @@
 // swift-tools-version: 6.2
 // Concurrency Kata: one library target per exercise, one Swift Testing suite per exercise.
 //
-// Each exercise's module is built from `Exercises/<Name>/` (the learner's stub) by default,
-// and from `Solutions/<Name>/` when the environment has `KATA_SOLUTIONS=1`, so one suite in
-// `Tests/<Name>Tests/` runs against either. Give each mode its own `--scratch-path`
-// (the grader uses `.build-solutions`) so that switching does not rebuild everything.
+// The learner's build (no variable set; `swift build`, `swift test`, `swift run grader`): each
+// exercise's module from `Exercises/<Name>/` (the stub), its suite `Tests/<Name>Tests/`, the
+// given code, the test support and the grader. Every other build is that one with a variable
+// from the environment, read below where it is used; give each its own `--scratch-path` so that
+// switching does not rebuild everything.
+//
+// | variable              | set by                                   | adds or changes                           | leaves out                       |
+// | --------------------- | ---------------------------------------- | ----------------------------------------- | -------------------------------- |
+// | KATA_SOLUTIONS=1      | `grader --solutions`, `verify`           | exercises from `Solutions/`; the          |                                  |
+// |                       | (`.build-solutions`)                     | maintainer's tests                        |                                  |
+// | KATA_EXCLUDE=A,B      | the grader, for exercises not graded or  |                                           | exercises A and B, their suites  |
+// |                       | not compiling                            |                                           | and what only they use           |
+// | KATA_VARIANT=V        | `verify`, for `Grader/Variants/`         | exercises from `Grader/Variants/<Name>/V/`|                                  |
+// |  or A=X,B=Y           |                                          | (A from X, B from Y, others their stubs)  |                                  |
+// | KATA_RACE_CANARY=1    | the race check's ThreadSanitizer build   | the canary races in `KataTestSupport`     |                                  |
+// | KATA_SUITES_ONLY=1    | ThreadSanitizer and variant builds       |                                           | the grader, the maintainer's     |
+// |                       |                                          |                                           | tests and what only they use     |
+// | KATA_BENCH=1          | `grader bench` (`.build-bench`)          | the benchmark executables                 |                                  |
+// | KATA_MAINTAINER=1     | a maintainer, by hand                    | the maintainer's tests; the model's       |                                  |
+// |                       |                                          | builds, tests and `kata-model` tool       |                                  |
+// | KATA_MODEL=1          | `grader model`, `grader replay`          | the model's builds and tests; the graded  |                                  |
+// |                       | (`.build-model`)                         | code with twins, `model-<Exercise>`       |                                  |
 import Foundation
 import PackageDescription
 
@@ -152,7 +170,7 @@ let maintainerTests: [Target] = [
     .testTarget(name: "BenchmarkTests", dependencies: ["DictionaryBench", "KataBench"], path: "Benchmarks/Tests/BenchmarkTests"),
 ]
 
-/// Model mode (issue 39), for maintainers while it is built: `KATA_MODEL=1` or `KATA_MAINTAINER=1`
+/// The model (`Model/`, for maintainers): `KATA_MODEL=1` or `KATA_MAINTAINER=1`
 /// add the deterministic scheduler (`Model/KataModel/`), the exercises' code compiled with twins of
 /// the synchronization types (`Model/Builds/<Exercise>/<Implementation>/`, symlinks to the
 /// solution or a grader variant, the twins and the exercise's model checks), and their tests.

@@ -23,7 +23,7 @@ not run (no toolchain, the course could not be fetched, the grader itself failed
 runner then posts an error and leaves the submission's Release unchanged.
 
 Timing: Classroom 50 stops a grade job after 15 minutes, and every submission starts from a cold
-build (the race check builds the course a second time, under ThreadSanitizer): see the README's
+build (the race check builds the course a second time, under ThreadSanitizer): see Instructors/README.md,
 "Timings measured here". GRADER_OPTIONS can add --no-race-check, which leaves the race check's
 points unearned, or name the exercises of this assignment (e.g. "ThreadSafeDictionary
 AsyncOperation"), which builds and grades only those.

@@ -10,7 +10,7 @@
 #
 # How to use it: do not run it yourself; make-zip.sh puts it at the root of the zip you upload
 # ("Configure Autograder" on Gradescope, base image Ubuntu 22.04 or later). Give the assignment an
-# autograder timeout of at least 20 minutes (see the README's "For instructors").
+# autograder timeout of at least 20 minutes (see Instructors/README.md).
 #
 # UNTESTED on Gradescope: the machine it was written on has no network access to swift.org. The
 # steps are swift.org's documented ones; the rest (run_autograder --prepare) was run here.

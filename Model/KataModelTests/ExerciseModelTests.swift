@@ -35,7 +35,7 @@ import ModeledThreadSafeDictionarySolution
 import ModeledThreadSafeDictionarySubtleRace
 import Testing
 
-/// The proof of issue 39's model mode on real exercise code: the exercises' reference solutions
+/// The model on real exercise code: the exercises' reference solutions
 /// and wrong implementations, compiled unchanged with the twins, under each exercise's checks.
 @Suite struct ExerciseModelTests {
     /// Schedules a right implementation must pass per check here; `KATA_MODEL_SCHEDULES=100000`

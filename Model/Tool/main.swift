@@ -3,8 +3,8 @@
 //   swift run --scratch-path .build-model kata-model check [Exercise [Implementation]] [--budget N] [--check NAME]
 //   swift run --scratch-path .build-model kata-model replay Exercise Implementation Check (number | code:DECISIONS)
 //
-// (with KATA_MODEL=1 in the environment). The grader does not call it yet: `grader replay` is
-// issue 39's interface, for when the model is wired into the grader.
+// (with KATA_MODEL=1 in the environment). The grader does not call it: `grader model` and
+// `grader replay` run the learner's build of the model (`Model/Runners/`).
 import Foundation
 import KataModel
 import ModeledBoundedBufferRelockBeforeWait

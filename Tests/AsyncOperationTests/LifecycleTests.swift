@@ -86,7 +86,7 @@ struct LifecycleTests {
             Thread {
                 // Held until the check lets it go (on every path: `defer` below), however long a
                 // loaded machine takes to get there: a hold that ended by itself after 5 s let the
-                // work finish before cancel(), and the reference failed (issue 36).
+                // work finish before cancel(), and the reference failed.
                 proceed.wait()
                 sawCancel.withLock { $0 = operation.isCancelled }
                 operation.finishAndRecord()

@@ -65,7 +65,7 @@ final class NotifyProbe<Value: Sendable>: @unchecked Sendable {
 
 /// A gate a job waits at until the check opens it. A job a check holds stays held until the check
 /// lets it go, however long the machine takes to get there: a gate that opened by itself after a
-/// few seconds let a "blocked" job finish on a loaded machine before the check looked (issue 36).
+/// few seconds let a "blocked" job finish on a loaded machine before the check looked.
 /// Every check opens its gates on every path (`defer`), and an isolated check's process ends
 /// with it, so no job is held for ever.
 final class Gate: @unchecked Sendable {

@@ -47,7 +47,7 @@ enum LoopLab {
     /// The patience for what a correct thread does within milliseconds (a block running, stop()
     /// returning). 1 s was not enough on a loaded 2-core machine: with one `yes` beside the suite
     /// and other builds running (load average ~55), start() of the reference did not return
-    /// within 1 s in 3 runs of 20 (issue 36). A single call shows no progress to wait on, so the
+    /// within 1 s in 3 runs of 20. A single call shows no progress to wait on, so the
     /// bound is the course's prompt deadline.
     static let prompt = Deadline.promptSeconds
 

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import GraderCore
 
-/// `grader model` and `grader replay` (issue 39): what they parse, what "not applicable" sees,
+/// `grader model` and `grader replay`: what they parse, what "not applicable" sees,
 /// and that anything but a report the runner wrote and exited after is "could not run".
 @Suite("Model command")
 struct ModelCommandTests {

@@ -1,7 +1,7 @@
 import Foundation
 
 /// What grading one student's copy gave: the grader's JSON report (`--json`, the schema in
-/// README.md), or the reason there is none.
+/// Instructors/README.md), or the reason there is none.
 struct StudentGrade: Sendable {
     /// The parts of the JSON report the class report reads.
     struct Report: Decodable, Sendable {

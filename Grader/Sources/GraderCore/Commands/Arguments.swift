@@ -16,7 +16,7 @@ public struct Arguments: Equatable, Sendable {
         case bench
         /// `class DIR...`: grade many students' copies (instructors).
         case classGrade([String])
-        /// `model <Exercise>`: the systematic checks on the learner's code (`Model/`, issue 39).
+        /// `model <Exercise>`: the systematic checks on the learner's code (`Model/`).
         case model(String)
         /// `replay <Exercise> <schedule|code:…>`: one schedule of a systematic check again.
         case replay(String, String)
@@ -114,7 +114,7 @@ public struct Arguments: Equatable, Sendable {
       --sanitize         also run under ThreadSanitizer; an exercise with a data race is not complete
       --repeat N         run each suite N times; a check counts only if it passed every time
       --timeout SECONDS  deadline for one run of a suite (default: the rubric's, 60 s)
-      --json FILE        write the results as JSON (schema in README.md)
+      --json FILE        write the results as JSON (schema in Instructors/README.md)
       --junit FILE       write the results as JUnit XML
       --markdown FILE    write the results as a Markdown table (for a CI job summary)
       --classroom50 FILE write Classroom 50's result.json (classroom50/result/v1)
@@ -194,7 +194,7 @@ public struct Arguments: Equatable, Sendable {
       --sanitize         同时在 ThreadSanitizer 下运行；有数据竞争的练习不算完成
       --repeat N         每个测试套件运行 N 次；每次都通过的检查才算通过
       --timeout SECONDS  测试套件一次运行的时限（默认用评分规则里的 60 秒）
-      --json FILE        把结果写成 JSON（格式见 README.md）
+      --json FILE        把结果写成 JSON（格式见 Instructors/README.zh-Hans.md）
       --junit FILE       把结果写成 JUnit XML
       --markdown FILE    把结果写成 Markdown 表格（用于 CI 的任务摘要）
       --classroom50 FILE 写出 Classroom 50 的 result.json（classroom50/result/v1）

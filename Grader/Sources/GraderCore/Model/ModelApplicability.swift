@@ -1,6 +1,6 @@
 import Foundation
 
-/// Where the model (issue 39, `Model/`) applies: the exercises it has checks for, the files of
+/// Where the model (`Model/`) applies: the exercises it has checks for, the files of
 /// each that its build leaves out, and the learner's uses of synchronization it has no twin of.
 ///
 /// The model interleaves threads only at the operations of its twins (`Model/Twins/`):

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The machine-readable result (`--json FILE`); the schema is documented in README.md.
+/// The machine-readable result (`--json FILE`); the schema is documented in Instructors/README.md.
 public enum JSONReport {
     public static let schemaVersion = 1
 

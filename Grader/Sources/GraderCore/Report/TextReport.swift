@@ -124,7 +124,7 @@ public enum TextReport {
     }
 
     /// What this platform could not check in a complete exercise, said with the congratulations:
-    /// a learner reads "complete" as "all checked" (issue 36), so the default screen names it.
+    /// a learner reads "complete" as "all checked", so the default screen names it.
     static func unchecked(_ exercise: ExerciseResult, screen: Screen, style: Style) -> [String] {
         guard case .completeOnThisPlatform(let note) = exercise.status else { return [] }
         return TextLayout.indented(L("Note (\(exercise.name) on \(Platform.name)): ", "注意（\(exercise.name)，\(Platform.name)）：") + note,

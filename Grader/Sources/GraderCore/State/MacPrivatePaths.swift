@@ -8,7 +8,7 @@ import Foundation
 /// `/private/` is stripped when the rest names an existing file, for `standardizedFileURL` and
 /// `resolvingSymlinksInPath`), so a checkout's root reads `/tmp/kata`, while compile errors name
 /// `/private/tmp/kata/Exercises/…`, the working directory as the kernel's `getcwd` spells it, from
-/// which SwiftPM gives the compiler its paths (issue 35's report from a Mac; no Mac here to see
+/// which SwiftPM gives the compiler its paths (reported from a Mac; no Mac here to see
 /// it). Both sides are brought to the short spelling before one is cut from the other.
 /// The same code runs on Linux (measured: `/private/etc/hosts` standardizes to `/etc/hosts`), but
 /// there no path of a checkout starts with `/private/tmp`, `/private/var` or `/private/etc`.

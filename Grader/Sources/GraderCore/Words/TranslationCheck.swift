@@ -49,9 +49,10 @@ struct TranslationCheck {
 // MARK: Documents
 
 extension TranslationCheck {
-    /// The learner's documents in English: the top-level README, and each exercise's README and hints.
+    /// The learner's and instructors' documents in English: the top-level README, the instructors'
+    /// README, and each exercise's README and hints.
     func englishDocuments() -> [String] {
-        ["README.md"] + rubric.exercises.flatMap { ["Exercises/\($0.name)/README.md", "Exercises/\($0.name)/HINTS.md"] }
+        ["README.md", "Instructors/README.md"] + rubric.exercises.flatMap { ["Exercises/\($0.name)/README.md", "Exercises/\($0.name)/HINTS.md"] }
     }
 
     /// `README.md` → `README.zh-Hans.md`.

@@ -5,8 +5,8 @@ import Foundation
 ///
 /// Variant "FinishTwice" for `grader verify`: the reference solution whose `finish()` claims
 /// nothing, so a second call (a timeout and a late callback) sends a second will/did pair for
-/// "isFinished". Before issue 36 it was complete on Linux (25/25), where corelibs ignores the
-/// second announcement; the checks now count the `did`s it sends.
+/// "isFinished". corelibs' queue ignores the second announcement, so on Linux only a check that
+/// counts the `did`s it sends catches it.
 ///
 /// Reference solution. The state lives behind a lock. Every change is announced with the real
 /// key paths, `willChangeValue(forKey:)` before it and `didChangeValue(forKey:)` after it: KVO on

@@ -1,6 +1,6 @@
 /// Variant "CycleWalk" for `grader verify`: the reference solution whose update walk does not
 /// stop when a priority no longer changes, so on a cycle of waiting tasks (two tasks taking two
-/// locks in opposite orders) it never returns. Before issue 36 no scenario had such a cycle.
+/// locks in opposite orders) it never returns (a scenario with such a cycle catches it).
 ///
 /// Locks with priority inheritance for the simulated one-CPU machine (see README.md).
 ///

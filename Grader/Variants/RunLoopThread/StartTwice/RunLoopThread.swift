@@ -3,7 +3,7 @@ import Foundation
 
 /// Variant "StartTwice" for `grader verify`: the reference solution whose start() also starts a
 /// running thread again, so a second call starts a second thread and forgets the first, although
-/// the API says a second call does nothing. Before issue 36 no check called start() twice.
+/// the API says a second call does nothing (a check that calls start() twice catches it).
 ///
 /// A thread of its own with a running run loop: blocks and timers run on it, in order, until
 /// `stop()`. What AFNetworking 2's network thread, media and socket threads are built on.
