@@ -32,6 +32,81 @@ struct BuildSystemTests {
         #expect(BuildSystem.defaultFromHelp("no such option") == nil)
     }
 
+    @Test("A help wrapped at a narrow width is read with its lines joined")
+    func wrappedHelp() {
+        // SwiftPM 6.3.1 here with COLUMNS=50, verbatim.
+        let narrow63 = """
+              --build-system <build-system>
+                                      Specify the build
+                                      system to use.
+                                      (default: native)
+                    native            - Native Build System
+              -debug-info-format <debug-info-format>
+            """
+        #expect(BuildSystem.defaultFromHelp(narrow63) == .native)
+        // 6.4's "(default: swiftbuild)" line is exactly 80 columns: one column less splits it.
+        let split64 = """
+              --build-system <build-system>
+                                      Specify the build system to use. (default:
+                                      swiftbuild)
+                    native            - Native Build System (deprecated)
+                    swiftbuild        - Swift Build build engine (default)
+              -debug-info-format <debug-info-format>
+            """
+        #expect(BuildSystem.defaultFromHelp(split64) == .swiftbuild)
+    }
+
+    /// `swift build --experimental-dump-help` (swift-argument-parser's tool info), SwiftPM 6.3.1
+    /// here, trimmed to the option and its neighbour.
+    static func dumpHelp(default value: String) -> String {
+        """
+        {
+          "command" : {
+            "abstract" : "Build sources into binary products.",
+            "arguments" : [
+              { "abstract" : "The Debug Information Format to use.", "defaultValue" : "dwarf", "isOptional" : true,
+                "kind" : "option", "names" : [ { "kind" : "longWithSingleDash", "name" : "debug-info-format" } ] },
+              { "abstract" : "Specify the build system to use.", "allValues" : [ "native", "swiftbuild", "xcode" ],
+                "defaultValue" : "\(value)", "isOptional" : true, "kind" : "option",
+                "names" : [ { "kind" : "long", "name" : "build-system" } ], "sectionTitle" : "Build Options" }
+            ],
+            "commandName" : "swift-build"
+          },
+          "serializationVersion" : 0
+        }
+        """
+    }
+
+    @Test("SwiftPM's default is read first from its machine-readable help")
+    func defaultFromDumpHelp() {
+        #expect(BuildSystem.defaultFromDumpHelp(Self.dumpHelp(default: "native")) == .native)
+        #expect(BuildSystem.defaultFromDumpHelp(Self.dumpHelp(default: "swiftbuild")) == .swiftbuild)
+        #expect(BuildSystem.defaultFromDumpHelp("warning: something first\n" + Self.dumpHelp(default: "swiftbuild")) == .swiftbuild)
+        #expect(BuildSystem.defaultFromDumpHelp(Self.dumpHelp(default: "xcode")) == nil, "a value the grader does not drive")
+        #expect(BuildSystem.defaultFromDumpHelp("error: unknown option '--experimental-dump-help'") == nil)
+    }
+
+    @Test("Linux's Swift Build test product: <name>-test-runner (SwiftPM 6.3 on) or <name>.xctest (6.2), whichever the build left")
+    func swiftBuildLinuxProducts() throws {
+        let bin = FileManager.default.temporaryDirectory.appendingPathComponent("grader-products-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: bin) }
+        #expect(TestProducts.swiftBuildLinuxBinary(of: "ATests", in: bin).lastPathComponent == "ATests-test-runner", "nothing built yet")
+        // SwiftPM 6.2 (BuildParameters.binaryRelativePath, tag swift-6.2-RELEASE): `<name>.xctest`.
+        try Data().write(to: bin.appendingPathComponent("ATests.xctest"))
+        #expect(TestProducts.swiftBuildLinuxBinary(of: "ATests", in: bin).lastPathComponent == "ATests.xctest")
+        #if os(Linux)
+        let products = TestProducts(mode: BuildMode(buildSystem: .swiftbuild), binPath: bin)
+        #expect(products.command(target: "ATests").first == bin.appendingPathComponent("ATests.xctest").path)
+        #expect(products.binaries(of: ["ATests"]) == [bin.appendingPathComponent("ATests.xctest")])
+        #endif
+        // A newer build by 6.3 in the same folder: its runner.
+        let runner = bin.appendingPathComponent("ATests-test-runner")
+        try Data().write(to: runner)
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: 60)], ofItemAtPath: runner.path)
+        #expect(TestProducts.swiftBuildLinuxBinary(of: "ATests", in: bin) == runner)
+    }
+
     @Test("--build-system takes native or swiftbuild and goes into every SwiftPM command of the build")
     func argument() throws {
         #expect(try Arguments.parse(["--build-system", "swiftbuild"]).buildSystem == .swiftbuild)

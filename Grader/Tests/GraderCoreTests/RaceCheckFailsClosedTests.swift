@@ -83,6 +83,54 @@ struct RaceCheckFailsClosedTests {
         #expect(finding.reportFolder?.hasPrefix(".kata/runs/") == true)
     }
 
+    @Test("Names without files (atos could not attach, dladdr's names only): the canaries do not count, a nameless race is no \"no race\"")
+    func namesWithoutFiles() throws {
+        let canariesOnly = try Self.sanitized("pass", sanitizer: "namesonly")
+        #expect(Self.reason(canariesOnly)?.contains("naming RaceCanary.swift and a line") == true)
+        let withRace = try Self.sanitized("pass", sanitizer: "namesonly", race: "Demo.swift:12")
+        #expect(Self.reason(withRace)?.contains("without naming a Swift file and line") == true)
+        #expect(!withRace.isComplete && withRace.checks.last?.earned == 0)
+    }
+
+    /// Two exercises whose suites run in one process (the native build system), each with a file
+    /// named `Shared.swift`: Demo's own, and Bridge's given code (as `AsyncOperation.swift` is in
+    /// Exercises/AsyncOperation and Given/AsyncBridge). Reports in Apple's form name it by base name.
+    static func sharedBaseName(raceInFilter: String) throws -> [String: ExerciseResult] {
+        var (session, layout) = try FakeTestBinary.session(scenario: "pass")
+        for path in ["Exercises/Demo/Shared.swift", "Exercises/Bridge/Bridge.swift", "Given/Bridge/Shared.swift"] {
+            let file = layout.root.appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data("final class Shared {}\n".utf8).write(to: file)
+        }
+        var bridge = RaceCheckScoringTests.exercise
+        bridge.name = "Bridge"
+        let exercises = [RaceCheckScoringTests.exercise, bridge]
+        session.mode = BuildMode(sanitize: true)
+        session.rubric = Rubric(exercises: exercises)
+        session.testEnvironment["FAKE_SANITIZER"] = "canaries"
+        session.testEnvironment["FAKE_RACE"] = "Shared.swift:12"
+        session.testEnvironment["FAKE_RACE_IN_FILTER"] = raceInFilter
+        let results = try session.gradeBuilt(exercises)
+        return Dictionary(uniqueKeysWithValues: results.map { ($0.name, $0) })
+    }
+
+    @Test("A base name that another exercise of the same process has: the suite runs alone, and a race that does not come back there is not its")
+    func sharedBaseNameRunsAlone() throws {
+        // The race is printed only by the run that holds both suites.
+        let results = try Self.sharedBaseName(raceInFilter: "DemoTests|BridgeTests")
+        #expect(results["Demo"]?.raceVerdict == .noRace)
+    }
+
+    @Test("A base name that another exercise of the same process has: a race that comes back in the suite's own run is its")
+    func sharedBaseNameRaceAlone() throws {
+        let results = try Self.sharedBaseName(raceInFilter: "")
+        guard case .race(let finding) = results["Demo"]?.raceVerdict else {
+            Issue.record("expected a race, got \(String(describing: results["Demo"]?.raceVerdict))")
+            return
+        }
+        #expect(finding.file == "Exercises/Demo/Shared.swift" && finding.line == 12)
+    }
+
     @Test("The canaries' own races never count against the learner")
     func canariesAreNotTheLearners() throws {
         let result = try Self.sanitized("pass", sanitizer: "canaries", race: "Elsewhere.swift:3")

@@ -16,6 +16,9 @@ struct SwiftPMFacts {
     struct Stored: Codable {
         var toolchain: String
         var defaultBuildSystem: BuildSystem?
+        /// How `defaultBuildSystem` was read: an answer kept by an older reading (which could
+        /// misread a wrapped help line) is asked again.
+        var defaultReading: Int?
         /// Bin paths by `key(for:)`, relative to the checkout when inside it.
         var binPaths: [String: String] = [:]
     }
@@ -28,15 +31,25 @@ struct SwiftPMFacts {
     /// The build system SwiftPM uses when no `--build-system` is given.
     func defaultBuildSystem() throws -> BuildSystem {
         var stored = try current()
-        if let known = stored.defaultBuildSystem { return known }
-        // `swift build --help` needs no package; a toolchain whose help says nothing readable
-        // gets the native system, which every SwiftPM the course supports has.
-        let help = (try? ask(["swift", "build", "--help"], environment: [:], name: "help")) ?? ""
-        let found = BuildSystem.defaultFromHelp(help) ?? .native
-        stored.defaultBuildSystem = found
+        if let known = stored.defaultBuildSystem, stored.defaultReading == Self.defaultReading { return known }
+        // Neither question needs a package. The machine-readable answer first; then the help
+        // text, asked with a width no line of it reaches, so that ArgumentParser wraps nothing;
+        // a toolchain whose help says nothing readable gets the native system, which every
+        // SwiftPM the course supports has.
+        let dump = (try? ask(["swift", "build", "--experimental-dump-help"], environment: [:], name: "dump-help")) ?? ""
+        var found = BuildSystem.defaultFromDumpHelp(dump)
+        if found == nil {
+            let help = (try? ask(["swift", "build", "--help"], environment: ["COLUMNS": "1000"], name: "help")) ?? ""
+            found = BuildSystem.defaultFromHelp(help)
+        }
+        let answer = found ?? .native
+        stored.defaultBuildSystem = answer
+        stored.defaultReading = Self.defaultReading
         save(stored)
-        return found
+        return answer
     }
+
+    static let defaultReading = 2
 
     /// The folder where `mode`'s build puts its products, as SwiftPM says.
     func binPath(for mode: BuildMode) throws -> URL {

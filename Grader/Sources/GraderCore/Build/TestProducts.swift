@@ -6,9 +6,10 @@ import Foundation
 /// (`ConcurrencyKataPackageTests`); Swift Build makes one per test target (`<Name>Tests`), run by
 /// a process of its own. Where they are and what they are called is SwiftPM's
 /// `BuildParameters.binaryRelativePath(for:)` (swift-package-manager, `Sources/SPMBuildCore/
-/// BuildParameters/BuildParameters.swift`, tags swift-6.2-RELEASE and swift-6.3.1-RELEASE): in the
-/// bin folder, `<product>.xctest` (native, Linux), `<product>-test-runner` (Swift Build, Linux),
-/// `<product>.xctest/Contents/MacOS/<product>` (both, macOS).
+/// BuildParameters/BuildParameters.swift`): in the bin folder, on Linux `<product>.xctest` for
+/// every build system in the 6.2 tags (swift-6.2-RELEASE to swift-6.2.4-RELEASE), and from
+/// swift-6.3-RELEASE on (6.3.1 and 6.4's branch too) `<product>-test-runner` with Swift Build;
+/// on macOS `<product>.xctest/Contents/MacOS/<product>` with both.
 struct TestProducts: Sendable {
     var mode: BuildMode
     /// `swift build --show-bin-path` for the mode.
@@ -29,10 +30,23 @@ struct TestProducts: Sendable {
     /// The executable file the build leaves for `product`.
     func binary(of product: String) -> URL {
         #if os(Linux)
-        binPath.appendingPathComponent(perTarget ? "\(product)-test-runner" : "\(product).xctest")
+        perTarget ? Self.swiftBuildLinuxBinary(of: product, in: binPath) : binPath.appendingPathComponent("\(product).xctest")
         #else
         binPath.appendingPathComponent("\(product).xctest/Contents/MacOS/\(product)")
         #endif
+    }
+
+    /// A Swift Build test product on Linux: `<product>-test-runner` (SwiftPM 6.3 and later) or
+    /// `<product>.xctest` (6.2), whichever the build left; the newer when a folder holds both (a
+    /// build folder that two toolchains built), the runner when it holds neither yet.
+    static func swiftBuildLinuxBinary(of product: String, in binPath: URL) -> URL {
+        let candidates = ["\(product)-test-runner", "\(product).xctest"].map { binPath.appendingPathComponent($0) }
+        let built = candidates.compactMap { url -> (URL, Date)? in
+            guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path),
+                  attributes[.type] as? FileAttributeType == .typeRegular else { return nil }
+            return (url, attributes[.modificationDate] as? Date ?? .distantPast)
+        }
+        return built.max { $0.1 < $1.1 }?.0 ?? candidates[0]
     }
 
     /// The files a build of `targets` leaves, which the build stamp checks: the package's test

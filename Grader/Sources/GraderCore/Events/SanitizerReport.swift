@@ -33,12 +33,43 @@ public enum SanitizerReport {
 
     /// Which of the race check's two canaries (`Tests/KataTestSupport/RaceCanary.swift`) reported:
     /// the one raced in the test process and the one raced in an isolated check's child process.
+    /// A canary counts only when its report names `RaceCanary.swift` with a line, as a learner's
+    /// race must be named to count: on Apple platforms, when `atos` cannot attach, ThreadSanitizer
+    /// falls back on `dladdr`, which gives function names and no files (compiler-rt
+    /// `sanitizer_symbolizer_mac.cpp`, `DlAddrSymbolizer::SymbolizePC`), and such a run could not
+    /// attribute any race to the learner's code. (The racing function's own frame may have no line,
+    /// measured here on Linux; its callers in the same file have one.)
     public static func canaries(in text: String) -> Set<RaceCanaryKind> {
         var seen = Set<RaceCanaryKind>()
-        for block in blocks(in: text) {
+        for block in blocks(in: text) where block.allFrames.contains(where: \.isInCanaryFileWithLine) {
             for kind in RaceCanaryKind.allCases where block.text.contains(kind.marker) { seen.insert(kind) }
         }
         return seen
+    }
+
+    /// The summaries of the reports (the canaries' left aside) in which no frame names a Swift file
+    /// and line: a symbolizer that gave names without files. Such a report could be the learner's
+    /// race, and nothing in it says whose; the race check cannot judge that run.
+    static func reportsWithoutSourceLines(in text: String) -> [String] {
+        blocks(in: text).filter { !$0.isCanary && !$0.allFrames.contains(where: \.hasSwiftLine) }.map(\.summary)
+    }
+
+    /// The base names in the reports (the canaries' and the set-aside ones left out) that name one
+    /// of the exercise's `files` and also one of `otherFiles`, the files of the other exercises
+    /// whose suites ran in the same process. A base name (Apple platforms) cannot say which of
+    /// them raced: `Given.swift` is in six exercises, `AsyncOperation.swift` in three. The race
+    /// check must not guess; it runs the exercise's suite alone instead.
+    static func sharedBaseNames(in text: String, files: [String], otherFiles: [String]) -> [String] {
+        let own = Set(files.map { ($0 as NSString).lastPathComponent })
+        let others = Set(otherFiles.map { ($0 as NSString).lastPathComponent })
+        var shared = Set<String>()
+        for block in blocks(in: text) where !block.isCanary && !block.allAccessesInsideMutexBodies {
+            for frame in block.allFrames {
+                guard let file = frame.file, frame.line != nil, !file.hasPrefix("/"), own.contains(file), others.contains(file) else { continue }
+                shared.insert(file)
+            }
+        }
+        return shared.sorted()
     }
 
     /// One report, from its WARNING line to the next report or the end.
@@ -51,14 +82,25 @@ public enum SanitizerReport {
 
         var isCanary: Bool { RaceCanaryKind.allCases.contains { text.contains($0.marker) } }
 
+        var allFrames: [Frame] { accesses.flatMap(\.frames) + otherFrames }
+
+        /// Printed by llvm-symbolizer (Linux): the frames with a file name it by its whole path.
+        var isLinuxForm: Bool {
+            let files = allFrames.compactMap(\.file).filter { $0.hasSuffix(".swift") }
+            return !files.isEmpty && files.allSatisfy { $0.hasPrefix("/") }
+        }
+
         /// On Linux, ThreadSanitizer cannot see Synchronization's `Mutex` (its lock is atomics and
         /// futexes in the Swift runtime, which is not instrumented), so it reports two accesses
         /// that the mutex keeps apart as a race. A report whose every access is inside a
         /// `withLock` body is not counted; one access outside a lock (the classic bug) still is.
-        /// (On Apple platforms `Mutex` is an `os_unfair_lock`, whose lock and unlock
-        /// ThreadSanitizer intercepts: compiler-rt `tsan_interceptors_mac.cpp`.)
+        /// Linux's form only: on Apple platforms `Mutex` calls `os_unfair_lock_lock` and
+        /// `os_unfair_lock_unlock` (swift `stdlib/public/Synchronization/Mutex/DarwinImpl.swift`),
+        /// which ThreadSanitizer intercepts (compiler-rt `tsan_interceptors_mac.cpp`), so a report
+        /// there with both accesses in `withLock` bodies is a real race (two different mutexes
+        /// around one value), and setting it aside could only hide it.
         var allAccessesInsideMutexBodies: Bool {
-            accesses.count >= 2 && accesses.allSatisfy { $0.frames.contains(where: \.isInsideMutexBody) }
+            isLinuxForm && accesses.count >= 2 && accesses.allSatisfy { $0.frames.contains(where: \.isInsideMutexBody) }
         }
     }
 
@@ -75,12 +117,20 @@ public enum SanitizerReport {
         var file: String?
         var line: Int?
 
-        /// Inside the body of `Mutex.withLock`: on Linux the closure whose type is
-        /// `(inout sending Value) -> sending Result` (SE-0433), mangled `…zYu…YTXE…`; demangled
-        /// (Apple platforms), a frame of `Mutex.withLock` itself.
+        /// Inside the body of `Mutex.withLock`, as Linux prints it (mangled): the closure whose type
+        /// is `(inout sending Value) -> sending Result` (SE-0433), `…zYu…YTXE…`, or a frame of
+        /// `Mutex.withLock` itself.
         var isInsideMutexBody: Bool {
-            function.range(of: #"zYu\w*YTXE"#, options: .regularExpression) != nil
-                || function.contains("Mutex.withLock") || function.contains("5MutexV8withLock")
+            function.range(of: #"zYu\w*YTXE"#, options: .regularExpression) != nil || function.contains("5MutexV8withLock")
+        }
+
+        /// A frame that names a Swift file and a line: one a race can be attributed by.
+        var hasSwiftLine: Bool { file?.hasSuffix(".swift") == true && line != nil }
+
+        /// A frame in the canary's file, with a line (a base name or a whole path).
+        var isInCanaryFileWithLine: Bool {
+            guard let file, line != nil else { return false }
+            return (file as NSString).lastPathComponent == "RaceCanary.swift"
         }
     }
 

@@ -102,7 +102,7 @@ public struct GradingSession: Sendable {
                 exercise, runs: exerciseRuns.map(\.stream), terminations: exerciseRuns.map(\.termination),
                 deadline: deadline(exercise), seconds: seconds[exercise.name] ?? 0)
             if mode.sanitize {
-                var verdict = SanitizedRunVerdict.verdict(for: exercise, runs: exerciseRuns, files: sanitizedFiles(exercise.name))
+                var verdict = SanitizedRunVerdict.verdict(for: exercise, runs: exerciseRuns, files: sanitizedFiles(exercise.name), filesOf: sanitizedFiles)
                 if case .race(var finding) = verdict, let folder = exerciseRuns.first?.reportFolder {
                     finding.reportFolder = layout.relative(folder)
                     verdict = .race(finding)
@@ -170,6 +170,7 @@ public struct GradingSession: Sendable {
             run.outputTail = rerun.outputTail
             outcomes[needed.exercise.name] = (run, needed.share + seconds)
         }
+        if mode.sanitize { try runAloneWhereBaseNamesAreShared(&outcomes, exercises: exercises, runner: runner) }
         return outcomes
     }
 

@@ -20,7 +20,12 @@ extension GradingSession {
             let together = try runner.run(
                 name: "all", filter: SuiteRunner.filter(suitesOf: exercises.map(\.name)), parallel: true,
                 deadline: exercises.map(deadline).max() ?? Rubric.defaultTimeoutSeconds)
-            return Dictionary(uniqueKeysWithValues: exercises.map { ($0.name, together) })
+            let names = exercises.map(\.name)
+            return Dictionary(uniqueKeysWithValues: names.map { name in
+                var run = together
+                run.sharedWith = names.filter { $0 != name }
+                return (name, run)
+            })
         }
         let merged = MergedProgress(progress)
         let deadlines = exercises.map(deadline)

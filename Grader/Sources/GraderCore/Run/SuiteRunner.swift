@@ -13,6 +13,9 @@ struct SuiteRun {
     var outputTail = ""
     /// Where this run's ThreadSanitizer reports are.
     var reportFolder: URL?
+    /// The other exercises whose suites ran in the same process (the native build system's one
+    /// test product): their files may share a base name with this exercise's.
+    var sharedWith: [String] = []
 }
 
 /// Runs the test binary: which tests, in parallel or one at a time, with a deadline, live
