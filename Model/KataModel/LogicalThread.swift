@@ -6,6 +6,8 @@ public final class LogicalThread: @unchecked Sendable {
     public let id: Int
     /// What the learner recognizes: "reader 1", "queue 'dictionary' block 2".
     public let name: String
+    /// The same in Chinese, for the Chinese frame: "读者 1", "队列 'dictionary' 块 2".
+    public var zhName: String { ThreadNames.chinese(name) }
     let baton = DispatchSemaphore(value: 0)
     var state: State = .runnable
     /// The queues this thread is running a block of, innermost last (for `getSpecific`).

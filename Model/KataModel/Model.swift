@@ -22,7 +22,7 @@ public enum Model {
             for thread in threads {
                 scheduler.step("join \(thread.name)", at: site)
                 _ = scheduler.block(Wait(
-                    what: Bilingual("\(thread.name) to finish", zh: "\(thread.name) 结束"), site: site,
+                    what: Bilingual("\(thread.name) to finish", zh: "\(thread.zhName) 结束"), site: site,
                     until: { thread.isFinished }))
             }
         }

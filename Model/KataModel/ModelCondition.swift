@@ -26,7 +26,7 @@ public final class ModelCondition: @unchecked Sendable {
             scheduler.note("\(text) on \(name)", at: site)
             scheduler.fail(Bilingual(
                 "\(me.name) called \(text) on \(name) at \(site) without holding its lock",
-                zh: "\(me.name) 在 \(site) 对 \(name) 调用 \(text)，但没有持有它的锁"))
+                zh: "\(me.zhName) 在 \(site) 对 \(name) 调用 \(text)，但没有持有它的锁"))
             return true
         }
         let waiter = Waiter(thread: me)
@@ -45,12 +45,12 @@ public final class ModelCondition: @unchecked Sendable {
     public func signal(at site: Site) {
         guard let (scheduler, _) = Scheduler.current else { return }
         guard !waiters.isEmpty else {
-            scheduler.after(Bilingual("signal() on \(name): nobody waits", zh: "signal() on \(name)：没有人在等"), at: site)
+            scheduler.after(Bilingual("signal() on \(name): nobody waits", zh: "对 \(name) 调用 signal()：没有人在等"), at: site)
             return
         }
         let woken = waiters.remove(at: scheduler.choose(waiters.count))
         woken.signalled = true
-        scheduler.after(Bilingual("signal() on \(name): wakes \(woken.thread.name)", zh: "signal() on \(name)：唤醒 \(woken.thread.name)"), at: site)
+        scheduler.after(Bilingual("signal() on \(name): wakes \(woken.thread.name)", zh: "对 \(name) 调用 signal()：唤醒 \(woken.thread.zhName)"), at: site)
     }
 
     public func broadcast(at site: Site) {
@@ -59,8 +59,9 @@ public final class ModelCondition: @unchecked Sendable {
         waiters.removeAll()
         for waiter in woken { waiter.signalled = true }
         let names = woken.map(\.thread.name).joined(separator: ", ")
+        let zhNames = woken.map(\.thread.zhName).joined(separator: "、")
         scheduler.after(woken.isEmpty
-            ? Bilingual("broadcast() on \(name): nobody waits", zh: "broadcast() on \(name)：没有人在等")
-            : Bilingual("broadcast() on \(name): wakes \(names)", zh: "broadcast() on \(name)：唤醒 \(names)"), at: site)
+            ? Bilingual("broadcast() on \(name): nobody waits", zh: "对 \(name) 调用 broadcast()：没有人在等")
+            : Bilingual("broadcast() on \(name): wakes \(names)", zh: "对 \(name) 调用 broadcast()：唤醒 \(zhNames)"), at: site)
     }
 }

@@ -20,7 +20,7 @@ public final class ModelGroup: @unchecked Sendable {
             scheduler.note("leave() on \(name)", at: site)
             scheduler.fail(Bilingual(
                 "\(me.name) called leave() on \(name) at \(site) more often than enter() (libdispatch stops the process here)",
-                zh: "\(me.name) 在 \(site) 对 \(name) 调用 leave() 的次数多于 enter()（libdispatch 会在这里终止进程）"))
+                zh: "\(me.zhName) 在 \(site) 对 \(name) 调用 leave() 的次数多于 enter()（libdispatch 会在这里终止进程）"))
             return
         }
         count -= 1

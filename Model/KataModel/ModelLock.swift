@@ -45,7 +45,7 @@ public final class ModelLock: @unchecked Sendable {
             scheduler.note(Bilingual("→ got it", zh: "→ 拿到了"))
             return true
         }
-        scheduler.note(Bilingual("→ false: held by \(owner!.name)", zh: "→ false：被 \(owner!.name) 持有"))
+        scheduler.note(Bilingual("→ false: held by \(owner!.name)", zh: "→ false：被 \(owner!.zhName) 持有"))
         return false
     }
 
@@ -55,7 +55,7 @@ public final class ModelLock: @unchecked Sendable {
             scheduler.note("\(text) on \(name)", at: site)
             scheduler.fail(Bilingual(
                 "\(me.name) called \(text) on \(name) at \(site) without holding it",
-                zh: "\(me.name) 在 \(site) 对 \(name) 调用 \(text)，但并未持有这把锁"))
+                zh: "\(me.zhName) 在 \(site) 对 \(name) 调用 \(text)，但并未持有这把锁"))
             return
         }
         depth -= 1

@@ -110,7 +110,7 @@ public final class ModelQueue: @unchecked Sendable {
             scheduler.note("resume() on \(display)", at: site)
             scheduler.fail(Bilingual(
                 "\(me.name) called resume() on queue \(display) at \(site), which is not suspended: libdispatch stops the process here (over-resume)",
-                zh: "\(me.name) 在 \(site) 对未挂起的队列 \(display) 调用 resume()：libdispatch 会在这里终止进程（over-resume）"))
+                zh: "\(me.zhName) 在 \(site) 对未挂起的队列 \(display) 调用 resume()：libdispatch 会在这里终止进程（over-resume）"))
             return
         }
         suspensions -= 1

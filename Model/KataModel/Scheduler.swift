@@ -306,9 +306,9 @@ public final class Scheduler: @unchecked Sendable {
             guard case .blocked(let wait) = thread.state else { continue }
             let holder = wait.holder()
             let forWhom = holder.map { $0 === thread ? " held by itself" : " held by \($0.name)" } ?? ""
-            let forWhomZh = holder.map { $0 === thread ? "，持有者是它自己" : "，持有者是 \($0.name)" } ?? ""
+            let forWhomZh = holder.map { $0 === thread ? "，持有者是它自己" : "，持有者是 \($0.zhName)" } ?? ""
             en.append("\(thread.name) waits at \(wait.site) for \(wait.what.en)\(forWhom)")
-            zh.append("\(thread.name) 在 \(wait.site) 等待 \(wait.what.zh)\(forWhomZh)")
+            zh.append("\(thread.zhName) 在 \(wait.site) 等待 \(wait.what.zh)\(forWhomZh)")
         }
         return Bilingual(
             "Deadlock: no thread can go on. " + en.joined(separator: "; ") + ".",

@@ -45,7 +45,10 @@ public enum SwimLanes {
         var columns: [Int] = []
         for event in shown where !columns.contains(event.thread) { columns.append(event.thread) }
         columns.sort()
-        let names = columns.map { schedule.threadNames.indices.contains($0) ? schedule.threadNames[$0] : "thread \($0)" }
+        let names = columns.map { column -> String in
+            let name = schedule.threadNames.indices.contains(column) ? schedule.threadNames[column] : "thread \(column)"
+            return language == .chinese ? ThreadNames.chinese(name) : name
+        }
         // Each column as wide as its longest cell, up to `width`; a longer cell loses its end.
         let widths = columns.enumerated().map { index, thread in
             let longest = shown.filter { $0.thread == thread }.map { displayWidth(cellText($0, language)) }.max() ?? 0
@@ -71,8 +74,20 @@ public enum SwimLanes {
     /// The learner's line first: a long cell loses its end, never the line. Words in Chinese
     /// only for `.chinese`: side by side, both languages would not fit a column.
     private static func cellText(_ event: Scheduler.Event, _ language: Language) -> String {
-        let text = language == .chinese ? event.zh ?? event.text : event.text
+        let text = language == .chinese ? event.zh ?? chineseCall(event.text) : event.text
         return event.site.map { "\($0)  \(text)" } ?? text
+    }
+
+    /// "lock() on NSLock 1" → "对 NSLock 1 调用 lock()"; "async on 'session' → block 1" →
+    /// "对 'session' 调用 async → 块 1": the call stays code, the words around it follow the frame.
+    static func chineseCall(_ text: String) -> String {
+        if let match = text.firstMatch(of: #/^end of sync on (.+)$/#) { return "对 \(match.1) 的 sync 结束" }
+        if let match = text.firstMatch(of: #/^starts the block from (.+)$/#) { return "开始运行来自 \(match.1) 的块" }
+        if text == "waits for every other thread" { return "等待其他所有线程" }
+        guard let match = text.firstMatch(of: #/^(\S+) on (.+?)(?: \((count|value) (-?\d+)\))?(?: → block (\d+))?$/#) else { return text }
+        let counter = match.3.map { kind in "（\(kind == "count" ? "计数" : "值") \(match.4 ?? "")）" } ?? ""
+        let block = match.5.map { " → 块 \($0)" } ?? ""
+        return "对 \(match.2) 调用 \(match.1)\(counter)\(block)"
     }
 
     /// The strategy's name in Chinese ("random walk", "PCT, 2 change points").

@@ -50,4 +50,17 @@ import Testing
         #expect(SwimLanes.wrap(word, to: 20).allSatisfy { SwimLanes.displayWidth($0) <= 20 })
         #expect(SwimLanes.wrap(word, to: 20).joined().filter { $0 == "x" }.count == 50)
     }
+
+    @Test("The Chinese frame: thread names and the words around a call in Chinese, the call itself as code")
+    func chineseFrame() {
+        #expect(ThreadNames.chinese("producer 1") == "生产者 1")
+        #expect(ThreadNames.chinese("queue 'session' block 2") == "队列 'session' 块 2")
+        #expect(ThreadNames.chinese("transfer 0 → 1 of 50") == "转账 0 → 1（50）")
+        #expect(ThreadNames.chinese("withAccounts(0, 1)") == "withAccounts(0, 1)")
+        #expect(SwimLanes.chineseCall("lock() on NSLock 1") == "对 NSLock 1 调用 lock()")
+        #expect(SwimLanes.chineseCall("async on 'session' → block 1") == "对 'session' 调用 async → 块 1")
+        #expect(SwimLanes.chineseCall("wait() on DispatchSemaphore 1 (value 0)") == "对 DispatchSemaphore 1 调用 wait()（值 0）")
+        #expect(SwimLanes.chineseCall("end of sync on 'worker'") == "对 'worker' 的 sync 结束")
+        #expect(SwimLanes.chineseCall("finishes") == "finishes")
+    }
 }

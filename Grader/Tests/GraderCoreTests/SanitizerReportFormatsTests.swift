@@ -64,6 +64,28 @@ struct SanitizerReportFormatsTests {
         #expect(finding.file == "Exercises/AsyncOperation/AsyncOperation.swift" && finding.line == 71)
     }
 
+    @Test("Linux's form: an access whose only frame in the learner's file has no line still names the file and the function, never \"not in your code\"")
+    func ownFrameWithoutLine() throws {
+        let report = """
+            WARNING: ThreadSanitizer: Swift access race (pid=12)
+              Modifying access of Swift variable at 0x7b0c00000010 by thread T3:
+                #0 $s13BoundedBufferAAC3put_7timeoutyx_SdSgtKF /tmp/kata/Exercises/BoundedBuffer/BoundedBuffer.swift (ConcurrencyKataPackageTests.xctest+0x1) (BuildId: 60c9)
+                #1 $s10Foundation6ThreadC4mainyyF <null> (libFoundation.so+0x3795f8)
+              Previous read of size 8 at 0x7b0c00000010 by thread T4:
+                #0 $s13BoundedBufferAAC4take7timeoutxSdSg_tKF /tmp/kata/Exercises/BoundedBuffer/BoundedBuffer.swift:40:9 (ConcurrencyKataPackageTests.xctest+0x2)
+            """
+        let finding = try #require(SanitizerReport.findings(in: report, exercise: "BoundedBuffer").first)
+        #expect(finding.file == "Exercises/BoundedBuffer/BoundedBuffer.swift" && finding.line == 40, "the frame with a line is named first")
+        Language.$override.withValue(.english) {
+            let lines = RaceReportText.lines(finding, allFrames: false)
+            #expect(!lines.contains { $0.contains("not in your code") }, "\(lines)")
+            #expect(lines.contains { $0.contains("Exercises/BoundedBuffer/BoundedBuffer.swift (ThreadSanitizer gave no line), in BoundedBuffer.BoundedBuffer.put") }, "\(lines)")
+        }
+        let onlyLineless = report.components(separatedBy: "  Previous read")[0]
+        let alone = try #require(SanitizerReport.findings(in: onlyLineless, exercise: "BoundedBuffer").first)
+        #expect(alone.file == "Exercises/BoundedBuffer/BoundedBuffer.swift" && alone.line == nil)
+    }
+
     /// Measured on this toolchain (Swift 6.3.1, Linux x86_64, 2 cores, 2026-11-27), trimmed, with
     /// the clone's path written as `/tmp/学习/my kata, a:b`: the racing access's own frame names
     /// the file without a line; its caller in the same file has one.

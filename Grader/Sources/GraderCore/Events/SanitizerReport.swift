@@ -22,10 +22,13 @@ public enum SanitizerReport {
                 finding.accesses.append(SanitizerFinding.Access(
                     what: access.header, thread: access.thread, ownFrames: own.map(\.place)))
             }
-            let first = block.accesses.lazy.flatMap(\.frames).compactMap { ownFrame($0, exercise: exercise, files: files) }.first
-                ?? block.otherFrames.lazy.compactMap { ownFrame($0, exercise: exercise, files: files) }.first
+            // A frame with a line first; one in the learner's file without a line only when no
+            // frame has both (it still names the file and the function).
+            let frames = block.accesses.flatMap(\.frames) + block.otherFrames
+            let own = frames.compactMap { ownFrame($0, exercise: exercise, files: files) }
+            let first = own.first { $0.place.line != SanitizerFinding.Place.unknownLine } ?? own.first
             finding.file = first?.place.file
-            finding.line = first?.place.line
+            finding.line = first.flatMap { $0.place.line == SanitizerFinding.Place.unknownLine ? nil : $0.place.line }
             finding.sameBaseName = first?.alternatives ?? []
             return finding
         }
@@ -207,13 +210,18 @@ public enum SanitizerReport {
         if let match = rest.firstMatch(of: #/^(.*) ([^ /]+\.swift):(\d+)(?::\d+)?$/#) {
             return Frame(function: String(match.1), file: String(match.2), line: Int(match.3))
         }
+        // A file the symbolizer found without a line (either form): still the learner's file.
+        if let match = rest.firstMatch(of: #/^(.*?) (/.*\.swift)$/#) ?? rest.firstMatch(of: #/^(.*) ([^ /]+\.swift)$/#) {
+            return Frame(function: String(match.1), file: String(match.2), line: nil)
+        }
         return Frame(function: rest, file: nil, line: nil)
     }
 
     /// A frame in the exercise's own code: its place relative to the course, and the other files
     /// of the exercise with the same base name (a frame with a base name only cannot tell them apart).
     static func ownFrame(_ frame: Frame, exercise: String, files: [String]) -> (place: SanitizerFinding.Place, alternatives: [String])? {
-        guard let file = frame.file, let line = frame.line else { return nil }
+        guard let file = frame.file else { return nil }
+        let line = frame.line ?? SanitizerFinding.Place.unknownLine
         if file.hasPrefix("/") {
             // `…/Exercises/<Name>/File.swift`, likewise in `Solutions/`, `Given/` and verify's `Grader/Variants/`.
             for folder in ["Exercises", "Solutions", "Given", "Grader/Variants"] {

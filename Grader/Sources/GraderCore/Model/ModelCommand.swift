@@ -97,12 +97,14 @@ struct ModelCommand {
         if !uses.isEmpty { return .notApplicable(uses) }
         do {
             try FileManager.default.createDirectory(at: layout.stateDirectory, withIntermediateDirectories: true)
-            // Every other exercise is left out of the package: a variant exists for some exercises
-            // only, and another exercise that does not compile must not matter here.
-            let others = rubric.exercises.map(\.name).filter { $0 != exercise }
             // One exercise at a time: its own variant's name alone (Package.swift's model targets
             // take one name), also in a round of verify where each exercise has its own.
             let variant = mode.variantsByExercise[exercise] ?? (mode.variantsByExercise.isEmpty ? mode.variant ?? "" : "")
+            // A variant exists for some exercises only: the others are left out of the package.
+            // Otherwise the package is the same for every modeled exercise, so that exploring one
+            // after another plans the build once; `--product` compiles only what the runner needs,
+            // so another exercise that does not compile does not matter.
+            let others = variant.isEmpty ? [] : rubric.exercises.map(\.name).filter { $0 != exercise }
             let environment = ["KATA_MODEL": "1", "KATA_SOLUTIONS": mode.solutions ? "1" : "0", "KATA_VARIANT": variant,
                                "KATA_EXCLUDE": others.joined(separator: ",")]
             let buildLog = layout.stateDirectory.appendingPathComponent("model-build.log")

@@ -11,9 +11,16 @@ enum RaceReportText {
             lines.append(describe(access))
             let frames = allFrames ? access.ownFrames : Array(access.ownFrames.prefix(1))
             for frame in frames {
-                // Linux prints mangled names, which say nothing to a learner; Apple platforms' are readable.
-                let function = frame.function.hasPrefix("$s") ? "" : "  " + frame.function
-                lines.append("    \(frame.file):\(frame.line)\(function)")
+                // Linux prints mangled names, which say nothing to a learner: the Swift runtime's
+                // demangler reads them; Apple platforms' are readable already.
+                let readable = SwiftDemangler.demangle(frame.function)
+                if frame.line == SanitizerFinding.Place.unknownLine {
+                    lines.append(L("    \(frame.file) (ThreadSanitizer gave no line), in \(readable)",
+                                   "    \(frame.file)（ThreadSanitizer 没有给出行号），在 \(readable) 中"))
+                } else {
+                    let function = frame.function.hasPrefix("$s") && readable == frame.function ? "" : "  " + readable
+                    lines.append("    \(frame.file):\(frame.line)\(function)")
+                }
             }
             if frames.isEmpty {
                 lines.append(L("    (not in your code: in the course's or the toolchain's code that your code called)",

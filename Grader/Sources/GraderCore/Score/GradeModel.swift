@@ -117,8 +117,11 @@ public struct SanitizerFinding: Equatable, Sendable, Codable {
 
     public struct Place: Equatable, Sendable, Codable {
         public var file: String
+        /// `unknownLine` when the symbolizer named the file but no line.
         public var line: Int
         public var function: String
+
+        public static let unknownLine = 0
     }
 }
 
