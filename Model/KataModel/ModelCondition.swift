@@ -32,7 +32,7 @@ public final class ModelCondition: @unchecked Sendable {
         let waiter = Waiter(thread: me)
         waiters.append(waiter)
         lock.release()
-        scheduler.note(Bilingual("\(text) on \(name): lets the lock go", zh: "\(text) on \(name)：放开锁"), at: site)
+        scheduler.note(Bilingual("\(text) on \(name): lets the lock go", zh: "对 \(name) 调用 \(text)：放开锁"), at: site)
         let signalled = scheduler.block(Wait(
             what: Bilingual("a signal on \(name)", zh: "\(name) 的 signal"), site: site, deadline: deadline,
             until: { waiter.signalled }))

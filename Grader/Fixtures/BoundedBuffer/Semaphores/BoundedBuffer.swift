@@ -1,0 +1,1 @@
+../../../../Model/Right/BoundedBuffer/Semaphores/BoundedBuffer.swift

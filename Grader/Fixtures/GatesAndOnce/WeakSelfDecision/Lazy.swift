@@ -1,0 +1,1 @@
+../../../../Solutions/GatesAndOnce/Lazy.swift
