@@ -81,6 +81,23 @@ struct ModelCommand {
         return (mode.solutions ? " --solutions" : "") + (variant.map { " --variant \($0)" } ?? "")
     }
 
+    /// The modeled build of `exercise`'s runner: its command and environment (also what `grader
+    /// watch` builds ahead of need).
+    func buildInvocation(_ exercise: String) -> (arguments: [String], environment: [String: String]) {
+        // One exercise at a time: its own variant's name alone (Package.swift's model targets
+        // take one name), also in a round of verify where each exercise has its own.
+        let variant = mode.variantsByExercise[exercise] ?? (mode.variantsByExercise.isEmpty ? mode.variant ?? "" : "")
+        // A variant exists for some exercises only: the others are left out of the package.
+        // Otherwise the package is the same for every modeled exercise, so that exploring one
+        // after another plans the build once; `--product` compiles only what the runner needs,
+        // so another exercise that does not compile does not matter.
+        let others = variant.isEmpty ? [] : rubric.exercises.map(\.name).filter { $0 != exercise }
+        let environment = ["KATA_MODEL": "1", "KATA_SOLUTIONS": mode.solutions ? "1" : "0", "KATA_VARIANT": variant,
+                           "KATA_EXCLUDE": others.joined(separator: ",")]
+        return (["swift", "build", "--scratch-path", Self.scratchPath, "--product", "model-\(exercise)"] + mode.buildSystem.swiftPMArguments,
+                environment)
+    }
+
     /// Scan, build, run, read: the first step that says something else than "go on" is the answer.
     /// `mayBeEmpty`: the runner was asked for some checks only (`--stress`), and may have run none.
     /// `deadline`: the most the runner may take; `buildDeadline`: the most its build may take.
@@ -97,18 +114,8 @@ struct ModelCommand {
         if !uses.isEmpty { return .notApplicable(uses) }
         do {
             try FileManager.default.createDirectory(at: layout.stateDirectory, withIntermediateDirectories: true)
-            // One exercise at a time: its own variant's name alone (Package.swift's model targets
-            // take one name), also in a round of verify where each exercise has its own.
-            let variant = mode.variantsByExercise[exercise] ?? (mode.variantsByExercise.isEmpty ? mode.variant ?? "" : "")
-            // A variant exists for some exercises only: the others are left out of the package.
-            // Otherwise the package is the same for every modeled exercise, so that exploring one
-            // after another plans the build once; `--product` compiles only what the runner needs,
-            // so another exercise that does not compile does not matter.
-            let others = variant.isEmpty ? [] : rubric.exercises.map(\.name).filter { $0 != exercise }
-            let environment = ["KATA_MODEL": "1", "KATA_SOLUTIONS": mode.solutions ? "1" : "0", "KATA_VARIANT": variant,
-                               "KATA_EXCLUDE": others.joined(separator: ",")]
+            let (build, environment) = buildInvocation(exercise)
             let buildLog = layout.stateDirectory.appendingPathComponent("model-build.log")
-            let build = ["swift", "build", "--scratch-path", Self.scratchPath, "--product", "model-\(exercise)"] + mode.buildSystem.swiftPMArguments
             building(L("Building \(exercise) with the model's twins (\(Self.scratchPath))…", "正在用模型的替身构建 \(exercise)（\(Self.scratchPath)）…"))
             let built = try ChildProcess.run(build, in: layout.root, environment: environment, outputFile: buildLog,
                                              limits: ChildLimits(deadline: buildDeadline, keptOutput: 8 << 20))

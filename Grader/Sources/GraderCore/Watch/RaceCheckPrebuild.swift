@@ -3,7 +3,8 @@ import Synchronization
 
 /// Builds the ThreadSanitizer copy of an exercise in the background while the learner works, at
 /// the lowest priority, so that the first time every other check passes the race check finds it
-/// built (the first build takes a minute or more; an incremental one, seconds).
+/// built (the first build takes a minute or more; an incremental one, seconds); and before it, for
+/// an exercise the model covers, the modeled build its systematic checks run from (`ModelGate`).
 ///
 /// It builds exactly what the race check will build (the same scratch path and the same
 /// `KATA_EXCLUDE`), so the race check's own `swift build` has little left to do. If the race check
@@ -34,8 +35,19 @@ final class RaceCheckPrebuild: Sendable {
         let log = layout.stateDirectory.appendingPathComponent("runs/prebuild-tsan.log")
         try? FileManager.default.createDirectory(at: log.deletingLastPathComponent(), withIntermediateDirectories: true)
         running.withLock { $0 += 1 }
+        let model = ModelApplicability.exercises.contains(exercise)
+            ? ModelCommand(layout: layout, rubric: rubric, mode: BuildMode(buildSystem: buildSystem)).buildInvocation(exercise) : nil
         let thread = Thread { [self] in
             defer { running.withLock { $0 -= 1 } }
+            // The modeled build first: the systematic checks run in every grade of a started
+            // exercise, the race check only once every other check passes.
+            if let model {
+                _ = try? ChildProcess.run(
+                    ["nice", "-n", "19"] + model.arguments, in: layout.root, environment: model.environment,
+                    outputFile: log.deletingLastPathComponent().appendingPathComponent("prebuild-model.log"),
+                    limits: ChildLimits(deadline: 1_800)) { self.stopping.withLock { $0 } }
+            }
+            guard !stopping.withLock({ $0 }) else { return }
             _ = try? ChildProcess.run(
                 ["nice", "-n", "19"] + mode.buildArguments, in: layout.root,
                 environment: mode.environment(excluding: excluded), outputFile: log,
