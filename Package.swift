@@ -183,6 +183,7 @@ let modeledBuilds: [(exercise: String, implementation: String)] = [
     ("ThreadSafeDictionary", "SubtleRace"), ("ThreadSafeDictionary", "GlobalBarrier"),
     ("BoundedBuffer", "Solution"), ("BoundedBuffer", "SubtleRace"), ("BoundedBuffer", "RelockBeforeWait"),
     ("BoundedBuffer", "SignalNotBroadcast"), ("BoundedBuffer", "Semaphores"),
+    ("BoundedBuffer", "IfNotWhile"),
     ("Deadlocks", "Solution"), ("Deadlocks", "OppositeOrder"), ("Deadlocks", "PlainSync"),
     ("Deadlocks", "TotalInTurn"), ("Deadlocks", "TotalDecreasing"), ("Deadlocks", "NonRecursive"), ("Deadlocks", "AuditNoLock"),
     ("Deadlocks", "AuditAfterUnlock"), ("Deadlocks", "OneLock"), ("Deadlocks", "LockPerPair"), ("Deadlocks", "RefusedKeepsLocks"),

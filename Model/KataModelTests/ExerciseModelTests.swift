@@ -1,5 +1,6 @@
 import Foundation
 import KataModel
+import ModeledBoundedBufferIfNotWhile
 import ModeledBoundedBufferRelockBeforeWait
 import ModeledBoundedBufferSemaphores
 import ModeledBoundedBufferSignalNotBroadcast
@@ -94,6 +95,8 @@ import Testing
         Wrong(implementation: "BoundedBuffer RelockBeforeWait", check: ModeledBoundedBufferRelockBeforeWait.modelChecks[1], deadlock: true),
         Wrong(implementation: "BoundedBuffer RelockBeforeWait", check: ModeledBoundedBufferRelockBeforeWait.modelChecks[2], deadlock: true),
         Wrong(implementation: "BoundedBuffer SignalNotBroadcast", check: ModeledBoundedBufferSignalNotBroadcast.modelChecks[1], deadlock: true),
+        Wrong(implementation: "BoundedBuffer SignalNotBroadcast", check: ModeledBoundedBufferSignalNotBroadcast.modelChecks[3], deadlock: true),
+        Wrong(implementation: "BoundedBuffer IfNotWhile", check: ModeledBoundedBufferIfNotWhile.modelChecks[3], deadlock: false),
         Wrong(implementation: "Deadlocks OppositeOrder", check: ModeledDeadlocksOppositeOrder.modelChecks[0], deadlock: true),
         Wrong(implementation: "Deadlocks OppositeOrder", check: ModeledDeadlocksOppositeOrder.modelChecks[2], deadlock: true),
         Wrong(implementation: "Deadlocks PlainSync", check: ModeledDeadlocksPlainSync.modelChecks[1], deadlock: true),

@@ -7,6 +7,7 @@
 // `grader replay` run the learner's build of the model (`Model/Runners/`).
 import Foundation
 import KataModel
+import ModeledBoundedBufferIfNotWhile
 import ModeledBoundedBufferRelockBeforeWait
 import ModeledBoundedBufferSemaphores
 import ModeledBoundedBufferSignalNotBroadcast
@@ -52,6 +53,7 @@ let builds: [(exercise: String, implementation: String, checks: [ModelCheck])] =
     ("BoundedBuffer", "RelockBeforeWait", ModeledBoundedBufferRelockBeforeWait.modelChecks),
     ("BoundedBuffer", "SignalNotBroadcast", ModeledBoundedBufferSignalNotBroadcast.modelChecks),
     ("BoundedBuffer", "Semaphores", ModeledBoundedBufferSemaphores.modelChecks),
+    ("BoundedBuffer", "IfNotWhile", ModeledBoundedBufferIfNotWhile.modelChecks),
     ("Deadlocks", "Solution", ModeledDeadlocksSolution.modelChecks),
     ("Deadlocks", "OppositeOrder", ModeledDeadlocksOppositeOrder.modelChecks),
     ("Deadlocks", "PlainSync", ModeledDeadlocksPlainSync.modelChecks),

@@ -37,26 +37,6 @@ public let modelChecks: [ModelCheck] = [
             "two producers put [1, 2] and [3, 4]; the consumer took \(taken.values)",
             zh: "两个生产者分别放入 [1, 2] 和 [3, 4]；消费者取到 \(taken.values)")
     },
-    // Two consumers are what the classic `if` around `wait()` needs: one wakes, the other takes
-    // the element first, and the first goes on to take from an empty buffer. A `signal()` shared
-    // by both sides can wake the other consumer instead of the waiting producer.
-    ModelCheck("two consumers, one producer", zh: "两个消费者，一个生产者", stress: ["manyProducersAndConsumers", "blockedConsumerResumes"]) {
-        let buffer = BoundedBuffer<Int>(capacity: 1)
-        let taken = Results()
-        let consumers = (1...2).map { index in
-            Model.spawn("consumer \(index)") {
-                if let element = try? buffer.take() { taken.values.append(element) }
-            }
-        }
-        let producer = Model.spawn("producer") {
-            for element in 1...2 { try? buffer.put(element) }
-        }
-        Model.join(consumers + [producer])
-        Model.check(
-            taken.values.sorted() == [1, 2],
-            "a producer put [1, 2] and two consumers took one element each; they got \(taken.values)",
-            zh: "生产者放入 [1, 2]，两个消费者各取一个；它们取到 \(taken.values)")
-    },
     ModelCheck("two consumers, close", zh: "两个消费者，然后 close", stress: ["closeWakesEveryone", "closeSemantics"]) {
         let buffer = BoundedBuffer<Int>(capacity: 1)
         let taken = Results()
@@ -79,6 +59,26 @@ public let modelChecks: [ModelCheck] = [
             taken.values == [1] && ends.values.count == 1,
             "after put(1) and close(), two consumers got \(taken.values) and \(ends.values.count) saw .closed (expected [1] and 1)",
             zh: "put(1) 和 close() 之后，两个消费者取到 \(taken.values)，\(ends.values.count) 个得到 .closed（应为 [1] 和 1 个）")
+    },
+    // Two consumers are what the classic `if` around `wait()` needs: one wakes, the other takes
+    // the element first, and the first goes on to take from an empty buffer. A `signal()` shared
+    // by both sides can wake the other consumer instead of the waiting producer.
+    ModelCheck("two consumers, one producer", zh: "两个消费者，一个生产者", stress: ["manyProducersAndConsumers", "blockedConsumerResumes"]) {
+        let buffer = BoundedBuffer<Int>(capacity: 1)
+        let taken = Results()
+        let consumers = (1...2).map { index in
+            Model.spawn("consumer \(index)") {
+                if let element = try? buffer.take() { taken.values.append(element) }
+            }
+        }
+        let producer = Model.spawn("producer") {
+            for element in 1...2 { try? buffer.put(element) }
+        }
+        Model.join(consumers + [producer])
+        Model.check(
+            taken.values.sorted() == [1, 2],
+            "a producer put [1, 2] and two consumers took one element each; they got \(taken.values)",
+            zh: "生产者放入 [1, 2]，两个消费者各取一个；它们取到 \(taken.values)")
     },
 ]
 

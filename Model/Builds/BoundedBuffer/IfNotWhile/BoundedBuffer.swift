@@ -1,0 +1,1 @@
+../../../../Grader/Variants/BoundedBuffer/IfNotWhile/BoundedBuffer.swift
