@@ -45,8 +45,8 @@ public struct Arguments: Equatable, Sendable {
     public var deadline: Double?
     /// Skip the ThreadSanitizer check that stands between "every check passes" and "complete".
     public var raceCheck = true
-    /// After a grade, look for an interleaving that breaks a failing check of the exercise in
-    /// focus, when the model covers it (`--no-model`: do not).
+    /// Under a grade, draw the interleaving the systematic checks found breaking the exercise in
+    /// focus (`--no-model`: do not; the systematic checks still decide).
     public var modelSearch = true
     /// Refuse instead of waiting when another grader is running in this clone.
     public var wait = true
@@ -121,9 +121,9 @@ public struct Arguments: Equatable, Sendable {
       --gradescope FILE  write Gradescope's results.json
       --classroom FILE   write GitHub Classroom's runner result (legacy: GitHub Classroom is sunset)
       --no-race-check    do not run ThreadSanitizer before calling an exercise complete
-      --no-model         do not look for an interleaving that breaks a failing check (the model
-                         covers ThreadSafeDictionary, CancellableWork, Deadlocks, BoundedBuffer
-                         and GatesAndOnce; it runs after the grade, on the exercise in focus)
+      --no-model         do not draw under the grade the interleaving that the systematic checks
+                         found (they still run and decide: ThreadSafeDictionary, CancellableWork,
+                         Deadlocks, BoundedBuffer and GatesAndOnce)
       --no-wait          exit 2 at once if another grader is running in this clone
       --build-system native|swiftbuild
                          SwiftPM's build system for every build and test run (default: SwiftPM's
@@ -201,9 +201,9 @@ public struct Arguments: Equatable, Sendable {
       --gradescope FILE  写出 Gradescope 的 results.json
       --classroom FILE   写出 GitHub Classroom 运行器的结果（旧版：GitHub Classroom 已停止服务）
       --no-race-check    判定练习完成之前不运行 ThreadSanitizer
-      --no-model         不为失败的检查寻找导致失败的交错执行（模型覆盖 ThreadSafeDictionary、
-                         CancellableWork、Deadlocks、BoundedBuffer 和 GatesAndOnce；它在评分之后、
-                         针对当前关注的练习运行）
+      --no-model         不在评分结果下面画出系统检查找到的交错执行（系统检查照样运行并参与判定：
+                         ThreadSafeDictionary、CancellableWork、Deadlocks、BoundedBuffer 和
+                         GatesAndOnce）
       --no-wait          如果这个克隆里已有评分程序在运行，立即以状态 2 退出
       --build-system native|swiftbuild
                          每次构建和测试运行用的 SwiftPM 构建系统（默认用 SwiftPM 自己的，

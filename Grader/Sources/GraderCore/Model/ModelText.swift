@@ -84,8 +84,7 @@ enum ModelText {
 
     /// The grade's next step, when a stress check of an exercise the model covers fails (the
     /// statuses that reach the "Run its suite" line: a failing check, a hang, a crash, an exit):
-    /// the command that shows an order of its threads that breaks it. The model is not run during
-    /// a grade; only named.
+    /// the command that explores and draws its systematic checks on their own.
     static func nextStep(_ exercise: ExerciseResult) -> [String] {
         guard ModelApplicability.exercises.contains(exercise.name) else { return [] }
         if case .doesNotCompile = exercise.status { return [] }
