@@ -34,7 +34,7 @@ struct ReleaseTests {
         }  // the caller's last reference goes here: 2 URLs in flight, 4 waiting for a slot
         let letGo = "The downloader was let go right after download(_:completion:), with 2 URLs in flight and 4 waiting, and its completion can never run any more: nothing keeps the work that was asked for. Work already asked for must finish: the blocks that feed, fetch and settle the URLs keep what they need (capture self strongly there, not [weak self]), and let it go once every URL has a result."
         guard await Await.until(seconds: Deadline.promptSeconds, in: place, waitingFor: "the download's completion",
-                                hint: "Work asked for before the downloader was let go must still finish, and its completion run once.",
+                                hint: "Work asked for before the downloader was let go must still finish, and its completion run once (a downloader that is kept does this in milliseconds): the blocks that feed, fetch and settle the URLs keep what they need (capture self strongly there, not [weak self]) until every URL has a result.",
                                 unless: { probe.cannotBeCalled == nil ? nil : letGo }, { probe.wasCalled })
         else { return }
         let got = probe.results.map(describe)
