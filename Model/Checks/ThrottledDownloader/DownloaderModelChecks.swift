@@ -60,7 +60,7 @@ let sharedLimitCheck = ModelCheck(
 }
 
 /// Limit 1, no timeout in reach. "a" answers 0.5 s after its fetch, exactly when `cancelAll()`
-/// runs. Either order is right: "a" succeeds or is cancelled; "b" and "c" are cancelled; "c" is
+/// runs. "a" is fetched at once. Either order is right: "a" succeeds or is cancelled; "b" and "c" are cancelled; "c" is
 /// never fetched, and "b" only if "a" answered first (the slot was free before the cancel).
 let cancelAgainstAnswerCheck = ModelCheck(
     "cancelAll against an answer", zh: "cancelAll 与回答赛跑", stress: ["cancelAllStopsPendingAndInFlight", "randomWorkloads"]
@@ -76,14 +76,14 @@ let cancelAgainstAnswerCheck = ModelCheck(
     let answeredFirst = results.first == "success(a)"
     let pendingFetched = transport.fetched.contains("c") || (transport.fetched.contains("b") && !answeredFirst)
     Model.check(
-        heard.calls.count == 1 && (answeredFirst || results.first == "cancelled")
+        transport.fetched.first == "a" && heard.calls.count == 1 && (answeredFirst || results.first == "cancelled")
             && Array(results.dropFirst()) == ["cancelled", "cancelled"] && !pendingFetched,
-        "maxConcurrent 1; download([a, b, c]) returned at virtual second \(returnedAt), and cancelAll() ran at 0.5, just as \"a\" answered: completion ran \(heard.calls.count) times (once), with \(results) ([success(a) or cancelled, cancelled, cancelled]); the transport was asked for \(transport.fetched) (never \"c\"; \"b\" only if \"a\" answered first)",
-        zh: "maxConcurrent 为 1；download([a, b, c]) 在虚拟时间 \(returnedAt) 秒返回，cancelAll() 在 0.5 秒运行，恰在 \"a\" 回答时：completion 运行了 \(heard.calls.count) 次（应为 1 次），结果 \(results)（应为 [success(a) 或 cancelled, cancelled, cancelled]）；transport 被请求了 \(transport.fetched)（从不应有 \"c\"；只有 \"a\" 先回答时才可以有 \"b\"）")
+        "maxConcurrent 1; download([a, b, c]) returned at virtual second \(returnedAt), and cancelAll() ran at 0.5, just as \"a\" answered: completion ran \(heard.calls.count) times (once), with \(results) ([success(a) or cancelled, cancelled, cancelled]); the transport was asked for \(transport.fetched) (\"a\" at once; never \"c\"; \"b\" only if \"a\" answered first)",
+        zh: "maxConcurrent 为 1；download([a, b, c]) 在虚拟时间 \(returnedAt) 秒返回，cancelAll() 在 0.5 秒运行，恰在 \"a\" 回答时：completion 运行了 \(heard.calls.count) 次（应为 1 次），结果 \(results)（应为 [success(a) 或 cancelled, cancelled, cancelled]）；transport 被请求了 \(transport.fetched)（应立即请求 \"a\"；从不应有 \"c\"；只有 \"a\" 先回答时才可以有 \"b\"）")
 }
 
 /// Limit 1: one caller downloads two URLs, then two more while the second one still waits for
-/// the slot. Both calls return at virtual time 0, before any fetch could answer.
+/// the slot. Both calls return at virtual time 0, before any fetch could answer; every URL succeeds.
 let returnsAtOnceCheck = ModelCheck(
     "download returns at once", zh: "download 立即返回", stress: ["downloadReturnsAtOnce"]
 ) {
@@ -100,9 +100,10 @@ let returnsAtOnceCheck = ModelCheck(
     Model.join(caller)
     Model.joinAll()
     Model.check(
-        returned.times == [0, 0] && heard.allSatisfy { $0.calls.count == 1 },
-        "maxConcurrent 1, fetches answering 0.1 s after they start: the two download calls returned at virtual seconds \(returned.times) ([0, 0]: download must not wait for a slot on the caller's thread); the completions ran \(heard.map(\.calls.count)) times (once each)",
-        zh: "maxConcurrent 为 1，请求开始 0.1 秒后回答：两次 download 调用在虚拟时间 \(returned.times) 秒返回（应为 [0, 0]：download 不能在调用方线程上等待名额）；两个 completion 分别运行了 \(heard.map(\.calls.count)) 次（各 1 次）")
+        returned.times == [0, 0] && heard.allSatisfy { $0.calls.count == 1 }
+            && heard.map(\.first) == [["success(a1)", "success(a2)"], ["success(b1)", "success(b2)"]],
+        "maxConcurrent 1, fetches answering 0.1 s after they start: the two download calls returned at virtual seconds \(returned.times) ([0, 0]: download must not wait for a slot on the caller's thread); the completions ran \(heard.map(\.calls.count)) times (once each), with \(heard.map(\.first)) (every URL a success)",
+        zh: "maxConcurrent 为 1，请求开始 0.1 秒后回答：两次 download 调用在虚拟时间 \(returned.times) 秒返回（应为 [0, 0]：download 不能在调用方线程上等待名额）；两个 completion 分别运行了 \(heard.map(\.calls.count)) 次（各 1 次），结果 \(heard.map(\.first))（每个 URL 都应成功）")
 }
 
 func modelURLs(_ names: String...) -> [URL] { modelURLs(names) }
