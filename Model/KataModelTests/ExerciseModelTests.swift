@@ -181,6 +181,8 @@ import Testing
         Pin(name: "CancellableWork SubtleRace", check: ModeledCancellableWorkSubtleRace.modelChecks[0], number: 0, code: "12112221001101"),
         Pin(name: "Deadlocks TotalInTurn", check: ModeledDeadlocksTotalInTurn.modelChecks[3], number: 1, code: "0*6.1*5."),
         Pin(name: "GatesAndOnce Reflexes", check: ModeledGatesAndOnceReflexes.modelChecks[2], number: 2, code: "011100"),
+        Pin(name: "ThrottledDownloader LateAnswerSignals", check: ModeledThrottledDownloaderLateAnswerSignals.modelChecks[0], number: 1, code: "0*24.11001*15.0*4."),
+        Pin(name: "ThrottledDownloader CancelOneByOne", check: ModeledThrottledDownloaderCancelOneByOne.modelChecks[2], number: 1, code: "0*28.1*10.23*4.21*4."),
     ]
 
     @Test(arguments: pins)
