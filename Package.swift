@@ -191,6 +191,9 @@ let modeledBuilds: [(exercise: String, implementation: String)] = [
     ("GatesAndOnce", "ResumeBeforeDecide"), ("GatesAndOnce", "MutexStateEnum"), ("GatesAndOnce", "SerialQueueSync"),
     ("GatesAndOnce", "ConditionGate"), ("GatesAndOnce", "KeptWork"),
     ("CancellableWork", "Solution"), ("CancellableWork", "SubtleRace"), ("CancellableWork", "Generation"),
+    ("ThrottledDownloader", "Solution"), ("ThrottledDownloader", "SerialQueueOwner"), ("ThrottledDownloader", "LockedPullQueue"),
+    ("ThrottledDownloader", "LateAnswerSignals"), ("ThrottledDownloader", "TimeoutAlwaysFrees"), ("ThrottledDownloader", "UnlockedLook"),
+    ("ThrottledDownloader", "CancelOneByOne"), ("ThrottledDownloader", "CallerWaits"), ("ThrottledDownloader", "SemaphorePerCall"),
 ].filter { !excluded.contains($0.exercise) }
 
 let modelTargets: [Target] = modelMode ? [
@@ -214,7 +217,7 @@ let modelTargets: [Target] = modelMode ? [
 } : []
 
 /// `KATA_MODEL=1` only (what `grader model` and `grader replay` set, with their own scratch path
-/// `.build-model`): the five exercises the model covers, compiled from the graded folder (the
+/// `.build-model`): the exercises the model covers, compiled from the graded folder (the
 /// learner's `Exercises/<Exercise>/`, `Solutions/<Exercise>/` with `KATA_SOLUTIONS=1`, or
 /// `Grader/Variants/<Exercise>/<KATA_VARIANT>/`) with the twins and the exercise's model checks,
 /// as module `Modeled<Exercise>`, and a runner `model-<Exercise>` for each. The files are reached
@@ -223,7 +226,10 @@ let modelTargets: [Target] = modelMode ? [
 /// are excluded by name as in `exerciseTarget`, and so are the files the model does not check
 /// (`unmodeledFiles`); the learner's normal build never sees these targets.
 let learnerModelMode = Context.environment["KATA_MODEL"] == "1"
-let learnerModeled = ["ThreadSafeDictionary", "BoundedBuffer", "Deadlocks", "GatesAndOnce", "CancellableWork"]
+let learnerModeled = [
+    "ThreadSafeDictionary", "BoundedBuffer", "Deadlocks", "GatesAndOnce", "CancellableWork",
+    "ThrottledDownloader",
+]
 /// Files of a modeled exercise that its model checks do not run and that may use types without a
 /// twin (GatesAndOnce's `OperationGate` is built on `OperationQueue`).
 let unmodeledFiles: [String: [String]] = ["GatesAndOnce": ["OperationGate.swift"]]

@@ -30,5 +30,7 @@ GatesAndOnce|CheckThenAct|two openers|2|0333010*12.1*4.
 CancellableWork|SubtleRace|burst from two threads|0|12112221001101
 Deadlocks|TotalInTurn|total beside a transfer|1|0*6.1*5.
 GatesAndOnce|Reflexes|a failed initializer, two readers|2|011100
+ThrottledDownloader|LateAnswerSignals|a timeout against a late answer|1|0*24.11001*15.0*4.
+ThrottledDownloader|CancelOneByOne|cancelAll against an answer|1|0*28.1*10.23*4.21*4.
 PINS
 exit $failed

@@ -34,6 +34,15 @@ import ModeledThreadSafeDictionaryLockStyle
 import ModeledThreadSafeDictionaryMutexStyle
 import ModeledThreadSafeDictionarySolution
 import ModeledThreadSafeDictionarySubtleRace
+import ModeledThrottledDownloaderCallerWaits
+import ModeledThrottledDownloaderCancelOneByOne
+import ModeledThrottledDownloaderLateAnswerSignals
+import ModeledThrottledDownloaderLockedPullQueue
+import ModeledThrottledDownloaderSemaphorePerCall
+import ModeledThrottledDownloaderSerialQueueOwner
+import ModeledThrottledDownloaderSolution
+import ModeledThrottledDownloaderTimeoutAlwaysFrees
+import ModeledThrottledDownloaderUnlockedLook
 import Testing
 
 /// The model on real exercise code: the exercises' reference solutions
@@ -59,6 +68,9 @@ import Testing
         ("GatesAndOnce with its work kept behind a Mutex while closed", ModeledGatesAndOnceKeptWork.modelChecks),
         ("CancellableWork solution (Debouncer)", ModeledCancellableWorkSolution.modelChecks),
         ("CancellableWork with a generation number and [weak self] (Debouncer)", ModeledCancellableWorkGeneration.modelChecks),
+        ("ThrottledDownloader solution", ModeledThrottledDownloaderSolution.modelChecks),
+        ("ThrottledDownloader with one serial queue owning the state", ModeledThrottledDownloaderSerialQueueOwner.modelChecks),
+        ("ThrottledDownloader with a locked pull queue and no semaphore", ModeledThrottledDownloaderLockedPullQueue.modelChecks),
     ]
 
     @Test(arguments: right)
@@ -117,6 +129,13 @@ import Testing
         Wrong(implementation: "GatesAndOnce ResumeBeforeDecide", check: ModeledGatesAndOnceResumeBeforeDecide.modelChecks[0], deadlock: false),
         Wrong(implementation: "GatesAndOnce ResumeBeforeDecide", check: ModeledGatesAndOnceResumeBeforeDecide.modelChecks[4], deadlock: false),
         Wrong(implementation: "CancellableWork SubtleRace", check: ModeledCancellableWorkSubtleRace.modelChecks[0], deadlock: false),
+        Wrong(implementation: "ThrottledDownloader LateAnswerSignals", check: ModeledThrottledDownloaderLateAnswerSignals.modelChecks[0], deadlock: false),
+        Wrong(implementation: "ThrottledDownloader TimeoutAlwaysFrees", check: ModeledThrottledDownloaderTimeoutAlwaysFrees.modelChecks[0], deadlock: false),
+        Wrong(implementation: "ThrottledDownloader UnlockedLook", check: ModeledThrottledDownloaderUnlockedLook.modelChecks[0], deadlock: false),
+        Wrong(implementation: "ThrottledDownloader UnlockedLook", check: ModeledThrottledDownloaderUnlockedLook.modelChecks[2], deadlock: false),
+        Wrong(implementation: "ThrottledDownloader SemaphorePerCall", check: ModeledThrottledDownloaderSemaphorePerCall.modelChecks[1], deadlock: false),
+        Wrong(implementation: "ThrottledDownloader CancelOneByOne", check: ModeledThrottledDownloaderCancelOneByOne.modelChecks[2], deadlock: false),
+        Wrong(implementation: "ThrottledDownloader CallerWaits", check: ModeledThrottledDownloaderCallerWaits.modelChecks[3], deadlock: false),
     ]
 
     @Test(arguments: wrong)
@@ -165,6 +184,8 @@ import Testing
         Pin(name: "CancellableWork SubtleRace", check: ModeledCancellableWorkSubtleRace.modelChecks[0], number: 0, code: "12112221001101"),
         Pin(name: "Deadlocks TotalInTurn", check: ModeledDeadlocksTotalInTurn.modelChecks[3], number: 1, code: "0*6.1*5."),
         Pin(name: "GatesAndOnce Reflexes", check: ModeledGatesAndOnceReflexes.modelChecks[2], number: 2, code: "011100"),
+        Pin(name: "ThrottledDownloader LateAnswerSignals", check: ModeledThrottledDownloaderLateAnswerSignals.modelChecks[0], number: 1, code: "0*24.11001*15.0*4."),
+        Pin(name: "ThrottledDownloader CancelOneByOne", check: ModeledThrottledDownloaderCancelOneByOne.modelChecks[2], number: 1, code: "0*28.1*10.23*4.21*4."),
     ]
 
     @Test(arguments: pins)

@@ -41,6 +41,15 @@ import ModeledThreadSafeDictionaryLockStyle
 import ModeledThreadSafeDictionaryMutexStyle
 import ModeledThreadSafeDictionarySolution
 import ModeledThreadSafeDictionarySubtleRace
+import ModeledThrottledDownloaderCallerWaits
+import ModeledThrottledDownloaderCancelOneByOne
+import ModeledThrottledDownloaderLateAnswerSignals
+import ModeledThrottledDownloaderLockedPullQueue
+import ModeledThrottledDownloaderSemaphorePerCall
+import ModeledThrottledDownloaderSerialQueueOwner
+import ModeledThrottledDownloaderSolution
+import ModeledThrottledDownloaderTimeoutAlwaysFrees
+import ModeledThrottledDownloaderUnlockedLook
 
 let builds: [(exercise: String, implementation: String, checks: [ModelCheck])] = [
     ("ThreadSafeDictionary", "Solution", ModeledThreadSafeDictionarySolution.modelChecks),
@@ -77,6 +86,15 @@ let builds: [(exercise: String, implementation: String, checks: [ModelCheck])] =
     ("CancellableWork", "Solution", ModeledCancellableWorkSolution.modelChecks),
     ("CancellableWork", "SubtleRace", ModeledCancellableWorkSubtleRace.modelChecks),
     ("CancellableWork", "Generation", ModeledCancellableWorkGeneration.modelChecks),
+    ("ThrottledDownloader", "Solution", ModeledThrottledDownloaderSolution.modelChecks),
+    ("ThrottledDownloader", "SerialQueueOwner", ModeledThrottledDownloaderSerialQueueOwner.modelChecks),
+    ("ThrottledDownloader", "LockedPullQueue", ModeledThrottledDownloaderLockedPullQueue.modelChecks),
+    ("ThrottledDownloader", "LateAnswerSignals", ModeledThrottledDownloaderLateAnswerSignals.modelChecks),
+    ("ThrottledDownloader", "TimeoutAlwaysFrees", ModeledThrottledDownloaderTimeoutAlwaysFrees.modelChecks),
+    ("ThrottledDownloader", "UnlockedLook", ModeledThrottledDownloaderUnlockedLook.modelChecks),
+    ("ThrottledDownloader", "CancelOneByOne", ModeledThrottledDownloaderCancelOneByOne.modelChecks),
+    ("ThrottledDownloader", "CallerWaits", ModeledThrottledDownloaderCallerWaits.modelChecks),
+    ("ThrottledDownloader", "SemaphorePerCall", ModeledThrottledDownloaderSemaphorePerCall.modelChecks),
 ]
 
 func usage() -> Never {

@@ -122,8 +122,8 @@ public struct Arguments: Equatable, Sendable {
       --classroom FILE   write GitHub Classroom's runner result (legacy: GitHub Classroom is sunset)
       --no-race-check    do not run ThreadSanitizer before calling an exercise complete
       --no-model         do not draw under the grade the interleaving that the systematic checks
-                         found (they still run and decide: ThreadSafeDictionary, CancellableWork,
-                         Deadlocks, BoundedBuffer and GatesAndOnce)
+                         found; they still run and decide, for:
+                         \(ModelApplicability.exercises.joined(separator: ", "))
       --no-wait          exit 2 at once if another grader is running in this clone
       --build-system native|swiftbuild
                          SwiftPM's build system for every build and test run (default: SwiftPM's
@@ -202,8 +202,7 @@ public struct Arguments: Equatable, Sendable {
       --classroom FILE   写出 GitHub Classroom 运行器的结果（旧版：GitHub Classroom 已停止服务）
       --no-race-check    判定练习完成之前不运行 ThreadSanitizer
       --no-model         不在评分结果下面画出系统检查找到的交错执行（系统检查照样运行并参与判定：
-                         ThreadSafeDictionary、CancellableWork、Deadlocks、BoundedBuffer 和
-                         GatesAndOnce）
+                         \(ModelApplicability.exercises.joined(separator: "、"))）
       --no-wait          如果这个克隆里已有评分程序在运行，立即以状态 2 退出
       --build-system native|swiftbuild
                          每次构建和测试运行用的 SwiftPM 构建系统（默认用 SwiftPM 自己的，

@@ -17,7 +17,11 @@ import Foundation
 ///   modeled build fails with "has no member" on a twin (`ModelBuildErrors`).
 enum ModelApplicability {
     /// The exercises with systematic checks, in course order.
-    static let exercises = ["ThreadSafeDictionary", "CancellableWork", "Deadlocks", "BoundedBuffer", "GatesAndOnce"]
+    static let exercises = [
+        "ThreadSafeDictionary", "CancellableWork",
+        "ThrottledDownloader",
+        "Deadlocks", "BoundedBuffer", "GatesAndOnce",
+    ]
 
     /// Files the modeled build leaves out and the checks never run (Package.swift,
     /// `unmodeledFiles`): GatesAndOnce's `OperationGate` is built on `OperationQueue`.

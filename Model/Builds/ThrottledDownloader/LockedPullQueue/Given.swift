@@ -1,0 +1,1 @@
+../../../Right/ThrottledDownloader/LockedPullQueue/Given.swift

@@ -1,0 +1,1 @@
+../../../Right/ThrottledDownloader/SerialQueueOwner/ThrottledDownloader.swift

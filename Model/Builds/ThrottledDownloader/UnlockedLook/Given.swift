@@ -1,0 +1,1 @@
+../../../../Solutions/ThrottledDownloader/Given.swift

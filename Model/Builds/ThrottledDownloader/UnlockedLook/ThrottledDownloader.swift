@@ -1,0 +1,1 @@
+../../../Wrong/ThrottledDownloader/Faults/ThrottledDownloader.swift
