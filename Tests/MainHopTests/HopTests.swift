@@ -44,18 +44,18 @@ struct HopTests {
         let delivery = Locked<(value: Int, onMain: Bool, byMainOperation: Bool)?>(nil)
         let delivered = DispatchSemaphore(value: 0)
         let workWatch = ReleaseWatch(), deliverWatch = ReleaseWatch()
-        let work: @Sendable () -> Int = workWatch.tie {
-            workOnMain.withLock { $0 = MainQueueMark.here }
-            _ = callReturned.wait(timeout: .now() + 1)
-            returnedBeforeWorkEnded.withLock { $0 = returned.current }
-            return 42
-        }
-        let deliver: @Sendable (Int) -> Void = deliverWatch.tie { value in
-            delivery.withLock { $0 = (value, MainQueueMark.here, OperationQueue.current === OperationQueue.main) }
-            delivered.signal()
-        }
+        // Made inside the block, so that only the code under test holds them: a closure let go
+        // without being called tells the check at once that it will never be called.
         DispatchQueue.main.async {
-            hop(work, deliver)
+            hop(workWatch.tie {
+                workOnMain.withLock { $0 = MainQueueMark.here }
+                _ = callReturned.wait(timeout: .now() + 1)
+                returnedBeforeWorkEnded.withLock { $0 = returned.current }
+                return 42
+            }, deliverWatch.tie { value in
+                delivery.withLock { $0 = (value, MainQueueMark.here, OperationQueue.current === OperationQueue.main) }
+                delivered.signal()
+            })
             returned.withLock { $0 = true }
             callReturned.signal()
         }

@@ -140,7 +140,7 @@ struct PipeChannelTests {
         #expect(burnt < 0.1, "In the 300 ms after end of file, with nothing left to read, the process used \(Int(burnt * 1000)) ms of CPU: the read source keeps firing (each read returns 0). Cancel the source when read returns 0.")
         #expect(lab.ends.current == 1, "onEnd was called \(lab.ends.current) times, expected once.")
         let stillOpen = mine.intersection(Descriptors.open())
-        #expect(mine.count >= 1 && stillOpen.isEmpty, "After end of file and onEnd, \(stillOpen.count) of the channel's \(mine.count) descriptors are still open: close the read end in the source's cancel handler (the write end in finishSending()).")
+        #expect(mine.count >= 1 && stillOpen.isEmpty, "After end of file and onEnd, \(stillOpen.count) of the channel's \(mine.count) descriptors are still open. When read returns 0, cancel the read source (at end of file a pipe stays readable: on macOS its handler would fire again and again), close the read end in its cancel handler, and the write end in finishSending().")
     }
 
     @Test("cancel() leaves the descriptors open while the receiving queue is busy, and its cancel handler closes the read end before onEnd")
