@@ -13,7 +13,7 @@ struct SignalWatcherTests {
     ]
     static let queueKey = DispatchSpecificKey<String>()
 
-    @Test("SIGUSR1 sent three times runs the handler on the given queue each time, and the process lives on")
+    @Test("SIGUSR1 in three rounds runs the handler on the given queue each time, and the process lives on")
     func signalHandledOnQueue() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
             IsolatedCheck.begin(in: "SIGUSR1 watched")
