@@ -71,7 +71,8 @@ struct BoundedWaitTests {
     static func lateCallback() {
         let fake = FakeClient()
         var client: SyncClient<Int>? = SyncClient<Int>(fake.request)
-        weak let weakClient = client
+        weak var weakClient: SyncClient<Int>?
+        weakClient = client
         guard let first = client?.call(timeout: .milliseconds(150)) else { return }
         guard first == .timedOut else {
             Issue.record("With a client that had not called back, call(timeout: 150 ms) returned \(first), expected .timedOut.")

@@ -155,26 +155,39 @@ struct HopTests {
 
     @Test("A MainConfined value works on the main queue and traps when read or written on another queue")
     func mainConfinedTrapsOffMain() async {
-        for access in ["read", "written"] {
-            let ending = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent], IsolatedCheck.exitedEarly) { [access = access as String] in
-                IsolatedCheck.begin(in: "MainConfined touched off the main queue")
-                HopTests.touchConfined(write: access == "written")
-                IsolatedCheck.finish()
-            }
-            guard let ending else { return }
-            let onMainOK = Marker.said(Self.touchedOnMain, in: ending), elsewhere = Marker.said(Self.touchingElsewhere, in: ending)
-            switch ending.exitStatus {
-            case .signal where elsewhere:
-                continue  // the trap the check expects
-            case .signal where !onMainOK:
-                Issue.record("A MainConfined value trapped when it was \(access) on the main queue (\(ending.exitStatus)). Check the queue, not the thread: dispatchPrecondition(condition: .onQueue(.main)). Here the main queue is drained by a pool thread, on which Thread.isMainThread is false.")
-            case .exitCode(IsolatedCheck.finishedCode) where elsewhere:
-                Issue.record("A MainConfined value was \(access) on a global queue and nothing trapped. Guard both the getter and the setter with dispatchPrecondition(condition: .onQueue(.main)), as Main Thread Checker would stop a view touched off the main thread.")
-            default:
-                explain(ending, in: "MainConfined \(access) on and off the main queue", crashHint: Self.crashHint)
-            }
-            return
+        // One exit test per access: an exit test's closure captures nothing (Swift 6.2 has no
+        // capture lists there).
+        let read = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent], IsolatedCheck.exitedEarly) {
+            IsolatedCheck.begin(in: "MainConfined read off the main queue")
+            HopTests.touchConfined(write: false)
+            IsolatedCheck.finish()
         }
+        guard Self.judgeConfined(read, access: "read") else { return }
+        let written = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent], IsolatedCheck.exitedEarly) {
+            IsolatedCheck.begin(in: "MainConfined written off the main queue")
+            HopTests.touchConfined(write: true)
+            IsolatedCheck.finish()
+        }
+        Self.judgeConfined(written, access: "written")
+    }
+
+    /// True when the child trapped where it should: after it began touching the value on a
+    /// global queue, and not before.
+    @discardableResult
+    static func judgeConfined(_ ending: ExitTest.Result?, access: String) -> Bool {
+        guard let ending else { return false }
+        let onMainOK = Marker.said(touchedOnMain, in: ending), elsewhere = Marker.said(touchingElsewhere, in: ending)
+        switch ending.exitStatus {
+        case .signal where elsewhere:
+            return true  // the trap the check expects
+        case .signal where !onMainOK:
+            Issue.record("A MainConfined value trapped when it was \(access) on the main queue (\(ending.exitStatus)). Check the queue, not the thread: dispatchPrecondition(condition: .onQueue(.main)). Here the main queue is drained by a pool thread, on which Thread.isMainThread is false.")
+        case .exitCode(IsolatedCheck.finishedCode) where elsewhere:
+            Issue.record("A MainConfined value was \(access) on a global queue and nothing trapped. Guard both the getter and the setter with dispatchPrecondition(condition: .onQueue(.main)), as Main Thread Checker would stop a view touched off the main thread.")
+        default:
+            explain(ending, in: "MainConfined \(access) on and off the main queue", crashHint: crashHint)
+        }
+        return false
     }
 
     static func touchConfined(write: Bool) {
