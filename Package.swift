@@ -41,6 +41,7 @@ let allExercises = [
     "PriorityInversion",
     "RunLoopThread",
     "GatesAndOnce",
+    "MainHop",
 ]
 
 /// Exercises that come with finished code from another topic (a base class, a data type).

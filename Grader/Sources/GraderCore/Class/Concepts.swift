@@ -27,6 +27,8 @@ enum Concepts {
         "RunLoopThread": ("run loops: a thread's loop, input sources, timers, modes", "RunLoop：线程的循环、输入源、定时器、模式"),
         "GatesAndOnce": ("suspend/resume, OperationQueue.isSuspended, run-once initialisation",
                          "挂起/恢复、OperationQueue.isSuspended、只执行一次的初始化"),
+        "MainHop": ("back to the main queue, a bounded wait, messages over a pipe, signal sources",
+                    "回到主队列、有上限的等待、通过管道传递消息、信号源"),
     ]
 
     /// The concept of `exercise` in the current language ("" when the map lacks it).
