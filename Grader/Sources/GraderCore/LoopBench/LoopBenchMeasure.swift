@@ -98,12 +98,14 @@ struct LoopBenchMeasure {
             + rows(.compileError, id: "compile-error", points: "`grader watch`: a save with a compile error → the error on screen", verdict: nil)
     }
 
-    /// Builds the mode once, untimed, with a grade (the learner's or the solutions').
+    /// Builds the mode once, untimed, as the grader builds it (`BuildMode.buildArguments`).
     mutating func ensureBuilt(solutions: Bool, in clone: KataLayout) throws {
         guard !built.contains(solutions) else { return }
         note("building the \(solutions ? "solutions'" : "learner's") build (not timed)…")
-        let timed = try workspace.grader((solutions ? ["--solutions"] : []) + ["--no-race-check"], in: clone, name: "warm-up-\(solutions)")
-        if let failure = Self.failure(of: timed) { throw GraderError.cannotRun("the warm-up grade \(failure)") }
+        let mode = BuildMode(solutions: solutions, buildSystem: workspace.buildSystem)
+        let timed = try workspace.run(mode.buildArguments, in: clone, name: "build-\(solutions ? "solutions" : "learner")",
+                                      environment: mode.environment(excluding: []), deadline: 3_600)
+        guard timed.termination == .exited(0) else { throw GraderError.cannotRun("the \(mode.scratchPath) build ended with \(timed.termination); see \(timed.log.path)") }
         built.insert(solutions)
     }
 
@@ -116,6 +118,10 @@ struct LoopBenchMeasure {
     /// A warm `swift run grader --solutions --no-race-check`, and the bare test binary on the same suites.
     mutating func solutionsGrade(in clone: KataLayout) throws -> [LoopBenchReport.Row] {
         try ensureBuilt(solutions: true, in: clone)
+        // Once untimed: the systematic checks' first builds (`.build-model`) and verdicts.
+        note("the solutions' first grade (not timed)…")
+        let first = try workspace.grader(["--solutions", "--no-race-check"], in: clone, name: "solutions-first")
+        if let failure = Self.failure(of: first) { throw GraderError.cannotRun("the solutions' first grade \(failure)") }
         let grade = try graded(["--solutions", "--no-race-check"], in: clone, id: "solutions-grade",
                                what: "`swift run grader --solutions --no-race-check` (warm)")
         let mode = BuildMode(solutions: true, buildSystem: workspace.buildSystem)
