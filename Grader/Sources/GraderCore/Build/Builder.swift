@@ -28,8 +28,9 @@ struct Builder {
             let termination = try ChildProcess.run(
                 mode.buildArguments, in: layout.root, environment: mode.environment(excluding: excluded),
                 outputFile: log, limits: ChildLimits(deadline: deadline, keptOutput: 8 << 20), lines: lines)
-            for (part, seconds) in SwiftPMPhases.split(lines, end: Date()) where seconds > 0 {
-                PhaseTimings.shared.add(PhaseName.build(sanitized: mode.sanitize, part), seconds: seconds)
+            let parts = SwiftPMPhases.split(lines, end: Date())
+            for part in SwiftPMPhases.Part.allCases where parts[part] ?? 0 > 0 {
+                PhaseTimings.shared.add(PhaseName.build(sanitized: mode.sanitize, part), seconds: parts[part] ?? 0)
             }
             if termination == .exited(0) {
                 if broken.isEmpty { stamp.record() }

@@ -56,7 +56,10 @@ struct LoopBenchMeasure {
     }
 
     /// `grader watch <exercise>`: the saves of `LoopBenchWatch`, then the stub back.
-    func watchSaves(in clone: KataLayout, exercise: String) throws -> [LoopBenchReport.Row] {
+    mutating func watchSaves(in clone: KataLayout, exercise: String) throws -> [LoopBenchReport.Row] {
+        // Watch builds the learner's build for the watched exercise alone, and its files change:
+        // the rows after it build the whole course again first.
+        built.remove(false)
         note("grader watch \(exercise): the solution in, then \(runs) round\(runs == 1 ? "" : "s") of saves…")
         let timings = workspace.folder.appendingPathComponent("watch-timings.json")
         let driver = try LoopBenchWatch(clone: clone, exercise: exercise, runs: runs, timingsFile: timings)
@@ -98,14 +101,22 @@ struct LoopBenchMeasure {
             + rows(.compileError, id: "compile-error", points: "`grader watch`: a save with a compile error → the error on screen", verdict: nil)
     }
 
-    /// Builds the mode once, untimed, as the grader builds it (`BuildMode.buildArguments`).
+    /// Builds the mode once, untimed: the learner's with a grade of the stubs (which also records
+    /// the grader's build stamp, so the timed grades skip `swift build` as a learner's warm grade
+    /// does), the solutions' as the grader builds it (`BuildMode.buildArguments`), without the
+    /// systematic checks, which only the solutions' grade needs.
     mutating func ensureBuilt(solutions: Bool, in clone: KataLayout) throws {
         guard !built.contains(solutions) else { return }
-        note("building the \(solutions ? "solutions'" : "learner's") build (not timed)…")
-        let mode = BuildMode(solutions: solutions, buildSystem: workspace.buildSystem)
-        let timed = try workspace.run(mode.buildArguments, in: clone, name: "build-\(solutions ? "solutions" : "learner")",
-                                      environment: mode.environment(excluding: []), deadline: 3_600)
-        guard timed.termination == .exited(0) else { throw GraderError.cannotRun("the \(mode.scratchPath) build ended with \(timed.termination); see \(timed.log.path)") }
+        note("the \(solutions ? "solutions'" : "learner's") build (not timed)…")
+        if solutions {
+            let mode = BuildMode(solutions: true, buildSystem: workspace.buildSystem)
+            let timed = try workspace.run(mode.buildArguments, in: clone, name: "build-solutions",
+                                          environment: mode.environment(excluding: []), deadline: 3_600)
+            guard timed.termination == .exited(0) else { throw GraderError.cannotRun("the \(mode.scratchPath) build ended with \(timed.termination); see \(timed.log.path)") }
+        } else {
+            let timed = try workspace.grader(["--no-race-check"], in: clone, name: "build-learner")
+            if let failure = Self.failure(of: timed) { throw GraderError.cannotRun("the stubs' untimed grade \(failure)") }
+        }
         built.insert(solutions)
     }
 

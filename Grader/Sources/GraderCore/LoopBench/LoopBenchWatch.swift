@@ -121,7 +121,8 @@ final class LoopBenchWatch {
         let save = saves.removeFirst()
         try? FileManager.default.removeItem(at: timingsFile)
         let written = Date()
-        do { try Data(save.source.utf8).write(to: exerciseFile) } catch {
+        // Atomically: watch must never see a half-written file.
+        do { try Data(save.source.utf8).write(to: exerciseFile, options: .atomic) } catch {
             failure = "could not write \(exerciseFile.path): \(error)"
             return true
         }
