@@ -86,6 +86,29 @@ struct LoopBenchTests {
         #expect(throws: GraderError.self) { try Arguments.parse(["loop-bench", "--runs", "0"]) }
     }
 
+    @Test("A grade's phases: swift run's build of the grader by its lines, the grader's start, its own phases, the rest; they sum to the wall time")
+    func gradePhases() {
+        let lines = TimedLines()
+        for (offset, text) in [(0.5, "Building for debugging..."), (2.0, "[3/4] Compiling GraderCore A.swift"), (3.0, "[4/4] Linking grader"),
+                               (3.1, "Build of product 'grader' complete! (3.10s)"), (3.5, "Concurrency Kata · grading Exercises/")] {
+            lines.append(Data((text + "\n").utf8), at: lines.started.addingTimeInterval(offset))
+        }
+        let timed = LoopBenchWorkspace.Timed(
+            seconds: 10, termination: .exited(1),
+            timings: PhaseTimings.File(totalSeconds: 6, phases: [.init(name: "running the suites", seconds: 4)]),
+            log: URL(fileURLWithPath: "/dev/null"), lines: lines)
+        let phases = LoopBenchMeasure.phases(of: timed)
+        let expected: [(String, Double)] = [
+            ("swift run: building the grader: manifest and planning", 0.5), ("swift run: building the grader: compiling", 1.5),
+            ("swift run: building the grader: linking", 1), ("swift run: building the grader: other", 0.1),
+            ("swift run: starting the grader", 0.9), ("running the suites", 4), ("the rest (the grader's other steps)", 2),
+        ]
+        #expect(phases.map(\.name) == expected.map(\.0))
+        // Dates keep about a tenth of a microsecond at this epoch.
+        for (phase, (_, seconds)) in zip(phases, expected) { #expect(abs(phase.seconds - seconds) < 1e-6, "\(phase.name)") }
+        #expect(LoopBenchMeasure.failure(of: timed) == nil, "exit 1 is a grade with exercises not complete")
+    }
+
     static func line(_ seconds: Double, _ text: String, from start: Date) -> TimedLines.Line {
         TimedLines.Line(at: start.addingTimeInterval(seconds), text: text)
     }

@@ -36,6 +36,8 @@ struct LoopBenchWorkspace {
         /// The grader's own phases (`--timings`), when it wrote them.
         var timings: PhaseTimings.File?
         var log: URL
+        /// Every line of the output, with the moment it arrived.
+        var lines: TimedLines
     }
 
     /// `swift run grader <arguments>` in `clone`, with `--timings`, English words and the build system.
@@ -51,9 +53,9 @@ struct LoopBenchWorkspace {
 
     func run(_ command: [String], in clone: KataLayout, name: String, environment: [String: String] = [:], deadline: Double) throws -> Timed {
         let log = folder.appendingPathComponent("\(name).log")
-        let started = Date()
+        let lines = TimedLines()
         let termination = try ChildProcess.run(command, in: clone.root, environment: environment, outputFile: log,
-                                               limits: ChildLimits(deadline: deadline, keptOutput: 4 << 20))
-        return Timed(seconds: Date().timeIntervalSince(started), termination: termination, timings: nil, log: log)
+                                               limits: ChildLimits(deadline: deadline, keptOutput: 4 << 20), lines: lines)
+        return Timed(seconds: Date().timeIntervalSince(lines.started), termination: termination, timings: nil, log: log, lines: lines)
     }
 }

@@ -16,16 +16,27 @@ struct LoopBenchMeasure {
         self.note = note
     }
 
-    static let swiftRunPhase = "swift run: building and starting the grader"
     static let restPhase = "the rest (the grader's other steps)"
 
-    /// A grader run's phases: SwiftPM's `swift run` before the grader started, the grader's own
-    /// phases, and what the grader did besides them.
+    /// A grader run's phases: `swift run`'s build of the grader (split by its lines, up to its
+    /// "Build of product" line) and the start of the grader, the grader's own phases, and what the
+    /// grader did besides them.
     static func phases(of timed: LoopBenchWorkspace.Timed) -> [PhaseTimings.Phase] {
         guard let timings = timed.timings else { return [] }
         let own = timings.phases.reduce(0) { $0 + $1.seconds }
-        return [PhaseTimings.Phase(name: swiftRunPhase, seconds: max(0, timed.seconds - timings.totalSeconds))] + timings.phases
-            + [PhaseTimings.Phase(name: restPhase, seconds: max(0, timings.totalSeconds - own))]
+        let beforeGrader = max(0, timed.seconds - timings.totalSeconds)
+        let lines = timed.lines.lines.map { (offset: $0.at.timeIntervalSince(timed.lines.started), text: $0.text) }
+        var swiftRun: [PhaseTimings.Phase] = []
+        if let end = lines.firstIndex(where: { $0.text.hasPrefix("Build of product") || $0.text.hasPrefix("Build complete") }) {
+            let built = min(lines[end].offset, beforeGrader)
+            let parts = SwiftPMPhases.split(Array(lines[...end]), end: built)
+            swiftRun = SwiftPMPhases.Part.allCases.filter { parts[$0] ?? 0 > 0 }
+                .map { PhaseTimings.Phase(name: "swift run: building the grader: \($0.rawValue)", seconds: parts[$0] ?? 0) }
+            swiftRun.append(PhaseTimings.Phase(name: "swift run: starting the grader", seconds: max(0, beforeGrader - built)))
+        } else {
+            swiftRun = [PhaseTimings.Phase(name: "swift run: building and starting the grader", seconds: beforeGrader)]
+        }
+        return swiftRun + timings.phases + [PhaseTimings.Phase(name: restPhase, seconds: max(0, timings.totalSeconds - own))]
     }
 
     /// A grade is measured when it ran: exit 0 (every exercise complete) or 1 (not all).
