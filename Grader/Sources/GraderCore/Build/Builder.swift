@@ -18,12 +18,20 @@ struct Builder {
         let suites = rubric.exercises.map(\.name).filter { !initial.contains($0) }.map { "\($0)Tests" }
         let stamp = BuildStamp(layout: layout, mode: mode, excluded: initial,
                                products: try TestProducts.of(mode, layout: layout).binaries(of: suites))
-        if stamp.isCurrent() { return (broken, excluded) }
+        if stamp.isCurrent() {
+            PhaseTimings.shared.add(PhaseName.buildSkipped(sanitized: mode.sanitize), seconds: 0)
+            return (broken, excluded)
+        }
         for _ in 0...rubric.exercises.count {
             progress.building(mode, excluded: excluded)
+            let lines = TimedLines()
             let termination = try ChildProcess.run(
                 mode.buildArguments, in: layout.root, environment: mode.environment(excluding: excluded),
-                outputFile: log, limits: ChildLimits(deadline: deadline, keptOutput: 8 << 20))
+                outputFile: log, limits: ChildLimits(deadline: deadline, keptOutput: 8 << 20), lines: lines)
+            let parts = SwiftPMPhases.split(lines, end: Date())
+            for part in SwiftPMPhases.Part.allCases where parts[part] ?? 0 > 0 {
+                PhaseTimings.shared.add(PhaseName.build(sanitized: mode.sanitize, part), seconds: parts[part] ?? 0)
+            }
             if termination == .exited(0) {
                 if broken.isEmpty { stamp.record() }
                 return (broken, excluded)

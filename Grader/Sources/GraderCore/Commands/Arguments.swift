@@ -14,6 +14,8 @@ public struct Arguments: Equatable, Sendable {
         case verify
         case watch
         case bench
+        /// `loop-bench [exercise]`: the learner's loop measured in a temporary clone (maintainers).
+        case loopBench
         /// `class DIR...`: grade many students' copies (instructors).
         case classGrade([String])
         /// `model <Exercise>`: the systematic checks on the learner's code (`Model/`).
@@ -54,6 +56,14 @@ public struct Arguments: Equatable, Sendable {
     public var quick = false
     /// `bench --svg FILE`.
     public var svgFile: String?
+    /// `--timings FILE`: the grader's own phases as JSON (what `loop-bench` reads).
+    public var timingsFile: String?
+    /// `loop-bench --runs N` (nil: 3, or 1 with `--quick`).
+    public var runs: Int?
+    /// `loop-bench --only fresh,watch,stubs,solutions,suites` (nil: all).
+    public var only: [String]?
+    /// `loop-bench --suites A,B`: the suites measured alone (nil: all; with `--quick`, the watched one).
+    public var suites: [String]?
     /// `checklist --write`, `manifest --write`.
     public var write = false
     /// `--variant NAME`: grade the wrong implementations in `Grader/Variants/<Exercise>/NAME/`
@@ -149,6 +159,11 @@ public struct Arguments: Equatable, Sendable {
                                              marks FILE as up to date; --add-messages adds an
                                              empty entry to Grader/messages.zh-Hans.json for each
                                              suite message it lacks (then fill in the Chinese)
+      swift run grader loop-bench [exercise] [--runs N] [--quick] [--only fresh,watch,stubs,solutions,suites]
+                                 [--suites A,B] [--json FILE] [--markdown FILE]
+                                             the learner's loop timed in a temporary clone of
+                                             HEAD (minutes; MAINTAINERS.md); --timings FILE on a
+                                             grade or watch writes the grader's own phases
 
     EXIT CODES
       0  every graded exercise is complete (verify: every check of the course passed)
@@ -226,6 +241,11 @@ public struct Arguments: Equatable, Sendable {
                                              --stamp 把 FILE 标记为最新；--add-messages 为
                                              Grader/messages.zh-Hans.json 里缺少的每条测试消息
                                              加一个空条目（然后填上中文）
+      swift run grader loop-bench [练习] [--runs N] [--quick] [--only fresh,watch,stubs,solutions,suites]
+                                 [--suites A,B] [--json FILE] [--markdown FILE]
+                                             在 HEAD 的临时克隆里给学习者的循环计时（要几分钟；
+                                             见 MAINTAINERS.zh-Hans.md）；评分或 watch 加
+                                             --timings FILE 会写出评分程序自己各阶段的用时
 
     退出状态
       0  所有参与评分的练习都已完成（verify：课程的每项检查都通过）
@@ -279,6 +299,12 @@ public struct Arguments: Equatable, Sendable {
                 guard let seconds = Double(try value(word)), seconds > 0 else { throw GraderError.badArguments(L("--deadline takes a number of seconds above 0", "--deadline 需要一个大于 0 的秒数")) }
                 arguments.deadline = seconds
             case "--svg": arguments.svgFile = try value(word)
+            case "--timings": arguments.timingsFile = try value(word)
+            case "--runs":
+                guard let count = Int(try value(word)), count >= 1 else { throw GraderError.badArguments(L("--runs takes a whole number of at least 1", "--runs 需要一个不小于 1 的整数")) }
+                arguments.runs = count
+            case "--only": arguments.only = try value(word).split(separator: ",").map(String.init)
+            case "--suites": arguments.suites = try value(word).split(separator: ",").map(String.init)
             case "--stamp": arguments.stamp = try value(word)
             case "--add-messages": arguments.addMessages = true
             case "--variant": arguments.variant = try value(word)
@@ -327,6 +353,10 @@ public struct Arguments: Equatable, Sendable {
         case "watch":
             guard positional.count <= 2 else { throw GraderError.badArguments(L("watch takes at most one exercise name", "watch 最多接受一个练习名")) }
             arguments.command = .watch
+            arguments.exercises = Array(positional.dropFirst())
+        case "loop-bench":
+            guard positional.count <= 2 else { throw GraderError.badArguments(L("loop-bench takes at most one exercise name (the one watched)", "loop-bench 最多接受一个练习名（被监视的那个）")) }
+            arguments.command = .loopBench
             arguments.exercises = Array(positional.dropFirst())
         case "bench":
             arguments.command = .bench

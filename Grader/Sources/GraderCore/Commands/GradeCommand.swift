@@ -43,6 +43,7 @@ struct GradeCommand {
         try writeMachineReports(report)
         // Last, under the grade: the interleaving the systematic checks found, drawn.
         if arguments.modelSearch { searchInterleavings(report, focus: finalScreen.focus, style: style) }
+        if let path = arguments.timingsFile { try PhaseTimings.shared.write(to: path) }
         return report.allComplete ? 0 : 1
     }
 

@@ -3,6 +3,7 @@ import Foundation
 /// Entry point: parses the command line, runs the command, returns the exit code.
 public enum GraderApp {
     public static func main(_ words: [String]) -> Int32 {
+        PhaseTimings.shared.restart()
         // The environment's language first, so that a mistake on the command line is explained in it.
         Language.current = .fromEnvironment()
         // And `--lang`, read before the rest, so that a mistake elsewhere on the line is explained in it.
@@ -40,7 +41,7 @@ public enum GraderApp {
             // and name it in every SwiftPM command they run.
             var arguments = arguments
             switch arguments.command {
-            case .grade, .verify, .watch, .bench, .portability, .model, .replay:
+            case .grade, .verify, .watch, .bench, .portability, .model, .replay, .loopBench:
                 if arguments.buildSystem == nil { arguments.buildSystem = try SwiftPMFacts(layout: layout).defaultBuildSystem() }
             default: break
             }
@@ -56,6 +57,7 @@ public enum GraderApp {
             case .verify: return try VerifyCommand(layout: layout, rubric: rubric, buildSystem: arguments.resolvedBuildSystem).run()
             case .watch: return try WatchCommand(layout: layout, rubric: rubric, arguments: arguments).run()
             case .bench: return try BenchCommand(layout: layout, rubric: rubric, arguments: arguments).run()
+            case .loopBench: return try LoopBenchCommand(layout: layout, rubric: rubric, arguments: arguments).run()
             case .classGrade(let folders): return try ClassCommand(layout: layout, rubric: rubric, arguments: arguments, folders: folders).run()
             case .model(let name): return try ModelCommand(layout: layout, rubric: rubric, arguments: arguments).check(name)
             case .replay(let name, let token): return try ModelCommand(layout: layout, rubric: rubric, arguments: arguments).replay(name, token, check: arguments.modelCheck ?? 1)

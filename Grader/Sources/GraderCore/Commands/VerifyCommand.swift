@@ -45,7 +45,11 @@ struct VerifyCommand {
 
         let progress = TerminalProgress(style: style)
         let solutionsMode = BuildMode(solutions: true, buildSystem: buildSystem)
+        PhaseTimings.shared.restart()
+        let solutionsStarted = Date()
         let solutions = try timed { try session(solutionsMode, progress).grade(rubric.exercises) }
+        let solutionsSeconds = Date().timeIntervalSince(solutionsStarted)
+        let solutionsPhases = PhaseTimings.shared.file.phases
         progress.clear()
         // The systematic checks and the race check are checks like the others: the solutions must
         // pass them too, and the systematic checks must have given a verdict on every one.
@@ -71,6 +75,7 @@ struct VerifyCommand {
         step("every untouched stub scores zero, in progress, no hang, no crash (\(stubs.seconds) s)", stubProblems(stubs.value))
         let suiteTimes = try timed { try printSuiteTimes() }
         say("      (\(suiteTimes.seconds) s)")
+        printLoopShortForm(grade: solutionsPhases, gradeSeconds: solutionsSeconds, suitesAlone: suiteTimes.value)
         #if os(Linux)
         // On a Mac the compiler itself rejects these; here only the typed syntax tree shows them.
         let asyncChecked = try timed { try AsyncContextCheck.learnerAndSolutionBuilds(layout: layout, buildSystem: buildSystem) }
@@ -209,24 +214,30 @@ struct VerifyCommand {
     /// `swift test --filter <Name>Tests` runs it (in parallel), so that a slow suite shows: a
     /// learner runs it after every save, and is wrong most of the time. Not a pass or fail: the
     /// figure depends on the machine.
-    func printSuiteTimes() throws {
+    @discardableResult
+    func printSuiteTimes() throws -> Double {
         say("    each suite alone, in parallel mode (budget: a few seconds; a stub about a second):")
         let directory = layout.stateDirectory.appendingPathComponent("runs/times")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        var solutionsAlone = 0.0
         for exercise in rubric.exercises {
             let times = [BuildMode(solutions: true, buildSystem: buildSystem), BuildMode(buildSystem: buildSystem)].map { mode -> Double in
-                let started = Date()
-                guard let products = try? TestProducts.of(mode, layout: layout) else { return 0 }
-                _ = try? ChildProcess.run(
-                    products.command(target: "\(exercise.name)Tests")
-                        + BuildMode.testOptions(filter: SuiteRunner.filter(suitesOf: [exercise.name]), eventStream: directory.appendingPathComponent("\(exercise.name).jsonl").path),
-                    in: layout.root, environment: mode.environment(excluding: []),
-                    outputFile: directory.appendingPathComponent("\(exercise.name).log"), deadline: exercise.deadline)
-                return Date().timeIntervalSince(started)
+                SuiteAlone.seconds(exercise, mode: mode, layout: layout, directory: directory) ?? 0
             }
+            solutionsAlone += times[0]
             let line = "      \(exercise.name.padding(toLength: 22, withPad: " ", startingAt: 0)) solution \(String(format: "%5.1f", times[0])) s   stub \(String(format: "%5.1f", times[1])) s"
             say(times.max() ?? 0 > Self.suiteBudgetSeconds ? style.yellow(line + "   (over \(Int(Self.suiteBudgetSeconds)) s)") : line)
         }
+        return solutionsAlone
+    }
+
+    /// The loop benchmark's short form, from what verify measured anyway: the solutions' grade
+    /// split into its phases (`PhaseTimings`), beside the bare suites alone on their solutions,
+    /// one after another. Informational: no pass or fail on time.
+    func printLoopShortForm(grade: [PhaseTimings.Phase], gradeSeconds: Double, suitesAlone: Double) {
+        let phases = grade.map { "\($0.name) \(String(format: "%.1f", $0.seconds)) s" }.joined(separator: ", ")
+        say("    the solutions' grade (its stress checks): \(String(format: "%.1f", gradeSeconds)) s (\(phases)); the suites alone on their solutions, one after another: \(String(format: "%.1f", suitesAlone)) s")
+        say("    (the whole loop, measured in a temporary clone: swift run grader loop-bench; MAINTAINERS.md)")
     }
 
     func packageProblems() -> [String] {

@@ -55,6 +55,9 @@ struct WatchCommand {
     }
 
     func regrade(_ name: String, style: Style) throws -> String {
+        PhaseTimings.shared.restart()
+        // Written before the last screen of this re-grade is shown (what `loop-bench` reads).
+        defer { if let path = arguments.timingsFile { try? PhaseTimings.shared.write(to: path) } }
         let progress = TerminalProgress(style: style)
         let lock = try GraderApp.takeLock(layout: layout, wait: true)
         defer { lock.release() }

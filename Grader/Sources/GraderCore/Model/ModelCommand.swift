@@ -117,8 +117,10 @@ struct ModelCommand {
             let (build, environment) = buildInvocation(exercise)
             let buildLog = layout.stateDirectory.appendingPathComponent("model-build.log")
             building(L("Building \(exercise) with the model's twins (\(Self.scratchPath))…", "正在用模型的替身构建 \(exercise)（\(Self.scratchPath)）…"))
-            let built = try ChildProcess.run(build, in: layout.root, environment: environment, outputFile: buildLog,
-                                             limits: ChildLimits(deadline: buildDeadline, keptOutput: 8 << 20))
+            let built = try PhaseTimings.shared.measure(PhaseName.modelBuild) {
+                try ChildProcess.run(build, in: layout.root, environment: environment, outputFile: buildLog,
+                                     limits: ChildLimits(deadline: buildDeadline, keptOutput: 8 << 20))
+            }
             if built == .interrupted { return .cannotRun(L("interrupted", "已中断")) }
             if built != .exited(0) {
                 return ModelBuildErrors.read((try? String(contentsOf: buildLog, encoding: .utf8)) ?? "", exercise: exercise, root: layout.root.path)
@@ -131,11 +133,13 @@ struct ModelCommand {
             try? FileManager.default.removeItem(at: report)
             let runLog = layout.stateDirectory.appendingPathComponent("model-run.log")
             let language = Language.current == .simplifiedChinese ? "zh-Hans" : "en"
-            let termination = try ChildProcess.run(
-                [binPath.appendingPathComponent("model-\(exercise)").path] + runnerArguments + ["--lang", language, "--report", report.path],
-                // A trap's message is what the learner needs, not the backtrace after it.
-                in: layout.root, environment: ["SWIFT_BACKTRACE": "enable=no"], outputFile: runLog,
-                limits: ChildLimits(deadline: deadline))
+            let termination = try PhaseTimings.shared.measure(PhaseName.modelRun) {
+                try ChildProcess.run(
+                    [binPath.appendingPathComponent("model-\(exercise)").path] + runnerArguments + ["--lang", language, "--report", report.path],
+                    // A trap's message is what the learner needs, not the backtrace after it.
+                    in: layout.root, environment: ["SWIFT_BACKTRACE": "enable=no"], outputFile: runLog,
+                    limits: ChildLimits(deadline: deadline))
+            }
             return ModelRunResult.read(termination: termination, report: try? Data(contentsOf: report),
                                        output: (try? String(contentsOf: runLog, encoding: .utf8)) ?? "", exercise: exercise,
                                        mayBeEmpty: mayBeEmpty)

@@ -52,10 +52,11 @@ public enum ChildProcess {
     /// Runs `arguments[0]` (looked up in PATH) with the rest as its arguments, in `directory`,
     /// with standard output and error both captured (bounded) into `outputFile`. `watch` is
     /// called about every 50 ms while the child runs; returning true stops the child as
-    /// `.stoppedAfterWork`. Returns how it ended.
+    /// `.stoppedAfterWork`. `lines`, when given, also gets each line with the moment it was read
+    /// (the loop benchmark's phases). Returns how it ended.
     public static func run(
         _ arguments: [String], in directory: URL, environment: [String: String] = [:],
-        outputFile: URL, limits: ChildLimits, watch: (() -> Bool)? = nil
+        outputFile: URL, limits: ChildLimits, lines: TimedLines? = nil, watch: (() -> Bool)? = nil
     ) throws -> Termination {
         var pipeEnds: [Int32] = [0, 0]
         guard pipe(&pipeEnds) == 0 else { throw GraderError.cannotRun("could not create a pipe: \(String(cString: strerror(errno)))") }
@@ -78,7 +79,12 @@ public enum ChildProcess {
             var buffer = [UInt8](repeating: 0, count: 64 << 10)
             while true {
                 let count = read(readEnd, &buffer, buffer.count)
-                if count > 0 { capture.append(Data(buffer[0..<count])); continue }
+                if count > 0 {
+                    let chunk = Data(buffer[0..<count])
+                    capture.append(chunk)
+                    lines?.append(chunk)
+                    continue
+                }
                 if count < 0 && errno == EINTR { continue }
                 break
             }

@@ -74,7 +74,9 @@ public struct GradingSession: Sendable {
         let builder = Builder(layout: layout, rubric: rubric, mode: mode, progress: progress,
                               log: workDirectory.appendingPathComponent("build.log"))
         let (broken, excluded) = try builder.build(excluding: unselected)
-        return try gradeBuilt(selected, broken: broken, excluded: excluded)
+        return try PhaseTimings.shared.measure(mode.sanitize ? PhaseName.sanitizedRun : PhaseName.suites) {
+            try gradeBuilt(selected, broken: broken, excluded: excluded)
+        }
     }
 
     /// Runs and scores `selected` once built; `broken` are those that did not compile.
