@@ -190,6 +190,10 @@ let modeledBuilds: [(exercise: String, implementation: String)] = [
     ("GatesAndOnce", "ResumeBeforeDecide"), ("GatesAndOnce", "MutexStateEnum"), ("GatesAndOnce", "SerialQueueSync"),
     ("GatesAndOnce", "ConditionGate"), ("GatesAndOnce", "KeptWork"),
     ("CancellableWork", "Solution"), ("CancellableWork", "SubtleRace"), ("CancellableWork", "Generation"),
+    ("StallMonitor", "Solution"), ("StallMonitor", "SubtleRace"), ("StallMonitor", "PingsAfterStop"),
+    ("StallMonitor", "TimerLeftRunning"), ("StallMonitor", "Unsynchronized"), ("StallMonitor", "SecondTimer"),
+    ("StallMonitor", "FlagAtSchedule"), ("StallMonitor", "StrongSelf"), ("StallMonitor", "TimerInInit"),
+    ("StallMonitor", "StateEnum"), ("StallMonitor", "SerialQueue"),
 ].filter { !excluded.contains($0.exercise) }
 
 let modelTargets: [Target] = modelMode ? [
@@ -223,6 +227,7 @@ let modelTargets: [Target] = modelMode ? [
 /// (`unmodeledFiles`); the learner's normal build never sees these targets.
 let learnerModelMode = Context.environment["KATA_MODEL"] == "1"
 let learnerModeled = ["ThreadSafeDictionary", "BoundedBuffer", "Deadlocks", "GatesAndOnce", "CancellableWork"]
+    + ["StallMonitor"]
 /// Files of a modeled exercise that its model checks do not run and that may use types without a
 /// twin (GatesAndOnce's `OperationGate` is built on `OperationQueue`).
 let unmodeledFiles: [String: [String]] = ["GatesAndOnce": ["OperationGate.swift"]]

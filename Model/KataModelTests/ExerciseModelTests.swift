@@ -28,6 +28,17 @@ import ModeledGatesAndOnceResumeBeforeDecide
 import ModeledGatesAndOnceSerialQueueSync
 import ModeledGatesAndOnceSolution
 import ModeledGatesAndOnceSubtleRace
+import ModeledStallMonitorFlagAtSchedule
+import ModeledStallMonitorPingsAfterStop
+import ModeledStallMonitorSecondTimer
+import ModeledStallMonitorSerialQueue
+import ModeledStallMonitorSolution
+import ModeledStallMonitorStateEnum
+import ModeledStallMonitorStrongSelf
+import ModeledStallMonitorSubtleRace
+import ModeledStallMonitorTimerInInit
+import ModeledStallMonitorTimerLeftRunning
+import ModeledStallMonitorUnsynchronized
 import ModeledThreadSafeDictionaryGlobalBarrier
 import ModeledThreadSafeDictionaryLockStyle
 import ModeledThreadSafeDictionaryMutexStyle
@@ -58,6 +69,9 @@ import Testing
         ("GatesAndOnce with its work kept behind a Mutex while closed", ModeledGatesAndOnceKeptWork.modelChecks),
         ("CancellableWork solution (Debouncer)", ModeledCancellableWorkSolution.modelChecks),
         ("CancellableWork with a generation number and [weak self] (Debouncer)", ModeledCancellableWorkGeneration.modelChecks),
+        ("StallMonitor solution", ModeledStallMonitorSolution.modelChecks),
+        ("StallMonitor with one recursive lock around a state enum", ModeledStallMonitorStateEnum.modelChecks),
+        ("StallMonitor with its timer confined to a serial queue", ModeledStallMonitorSerialQueue.modelChecks),
     ]
 
     @Test(arguments: right)
@@ -114,6 +128,15 @@ import Testing
         Wrong(implementation: "GatesAndOnce ResumeBeforeDecide", check: ModeledGatesAndOnceResumeBeforeDecide.modelChecks[0], deadlock: false),
         Wrong(implementation: "GatesAndOnce ResumeBeforeDecide", check: ModeledGatesAndOnceResumeBeforeDecide.modelChecks[4], deadlock: false),
         Wrong(implementation: "CancellableWork SubtleRace", check: ModeledCancellableWorkSubtleRace.modelChecks[0], deadlock: false),
+        Wrong(implementation: "StallMonitor SubtleRace", check: ModeledStallMonitorSubtleRace.modelChecks[0], deadlock: false),
+        Wrong(implementation: "StallMonitor Unsynchronized", check: ModeledStallMonitorUnsynchronized.modelChecks[0], deadlock: false),
+        Wrong(implementation: "StallMonitor FlagAtSchedule", check: ModeledStallMonitorFlagAtSchedule.modelChecks[0], deadlock: false),
+        Wrong(implementation: "StallMonitor PingsAfterStop", check: ModeledStallMonitorPingsAfterStop.modelChecks[2], deadlock: false),
+        Wrong(implementation: "StallMonitor TimerLeftRunning", check: ModeledStallMonitorTimerLeftRunning.modelChecks[2], deadlock: false),
+        Wrong(implementation: "StallMonitor SecondTimer", check: ModeledStallMonitorSecondTimer.modelChecks[3], deadlock: false),
+        Wrong(implementation: "StallMonitor PingsAfterStop", check: ModeledStallMonitorPingsAfterStop.modelChecks[4], deadlock: false),
+        Wrong(implementation: "StallMonitor StrongSelf", check: ModeledStallMonitorStrongSelf.modelChecks[5], deadlock: false),
+        Wrong(implementation: "StallMonitor TimerInInit", check: ModeledStallMonitorTimerInInit.modelChecks[5], deadlock: false),
     ]
 
     @Test(arguments: wrong)
