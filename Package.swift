@@ -195,6 +195,10 @@ let modeledBuilds: [(exercise: String, implementation: String)] = [
     ("ThrottledDownloader", "Solution"), ("ThrottledDownloader", "SerialQueueOwner"), ("ThrottledDownloader", "LockedPullQueue"),
     ("ThrottledDownloader", "LateAnswerSignals"), ("ThrottledDownloader", "TimeoutAlwaysFrees"), ("ThrottledDownloader", "UnlockedLook"),
     ("ThrottledDownloader", "CancelOneByOne"), ("ThrottledDownloader", "CallerWaits"), ("ThrottledDownloader", "SemaphorePerCall"),
+    ("StallMonitor", "Solution"), ("StallMonitor", "SubtleRace"), ("StallMonitor", "PingsAfterStop"),
+    ("StallMonitor", "TimerLeftRunning"), ("StallMonitor", "Unsynchronized"), ("StallMonitor", "SecondTimer"),
+    ("StallMonitor", "FlagAtSchedule"), ("StallMonitor", "StrongSelf"), ("StallMonitor", "TimerInInit"),
+    ("StallMonitor", "StateEnum"), ("StallMonitor", "SerialQueue"),
 ].filter { !excluded.contains($0.exercise) }
 
 let modelTargets: [Target] = modelMode ? [
@@ -230,6 +234,7 @@ let learnerModelMode = Context.environment["KATA_MODEL"] == "1"
 let learnerModeled = [
     "ThreadSafeDictionary", "BoundedBuffer", "Deadlocks", "GatesAndOnce", "CancellableWork",
     "ThrottledDownloader",
+    "StallMonitor",
 ]
 /// Files of a modeled exercise that its model checks do not run and that may use types without a
 /// twin (GatesAndOnce's `OperationGate` is built on `OperationQueue`).

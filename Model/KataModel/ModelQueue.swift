@@ -9,6 +9,9 @@ public final class ModelQueue: @unchecked Sendable {
     private var pending: [Entry] = []
     private var running: [Entry] = []
     private var blocksMade = 0
+    /// Entries (`async` blocks and `sync` calls) that have started: what a check counts to see
+    /// work reach a queue.
+    public private(set) var started = 0
     private var specifics: [ObjectIdentifier: Any] = [:]
     /// `suspend()` calls not yet balanced by `resume()`: nothing starts while above zero.
     private var suspensions = 0
@@ -51,6 +54,7 @@ public final class ModelQueue: @unchecked Sendable {
             until: { [unowned self] in canStart(entry) }))
         pending.removeAll { $0 === entry }
         running.append(entry)
+        started += 1
         me.queueStack.append(self)
         defer {
             me.queueStack.removeLast()

@@ -158,6 +158,10 @@ public final class Scheduler: @unchecked Sendable {
 
     private var counters: [String: Int] = [:]
 
+    /// The timer sources made in this schedule (the `DispatchSourceTimer` twin), for the checks
+    /// that count their events and end them.
+    public internal(set) var timers: [ModelTimer] = []
+
     /// Converts a real deadline into virtual time: the real time left, from now on the virtual
     /// clock. nil (or the distant future) waits for ever.
     public func virtualDeadline(secondsFromNow: Double?) -> Double? {

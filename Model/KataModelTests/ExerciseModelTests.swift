@@ -29,6 +29,17 @@ import ModeledGatesAndOnceResumeBeforeDecide
 import ModeledGatesAndOnceSerialQueueSync
 import ModeledGatesAndOnceSolution
 import ModeledGatesAndOnceSubtleRace
+import ModeledStallMonitorFlagAtSchedule
+import ModeledStallMonitorPingsAfterStop
+import ModeledStallMonitorSecondTimer
+import ModeledStallMonitorSerialQueue
+import ModeledStallMonitorSolution
+import ModeledStallMonitorStateEnum
+import ModeledStallMonitorStrongSelf
+import ModeledStallMonitorSubtleRace
+import ModeledStallMonitorTimerInInit
+import ModeledStallMonitorTimerLeftRunning
+import ModeledStallMonitorUnsynchronized
 import ModeledThreadSafeDictionaryGlobalBarrier
 import ModeledThreadSafeDictionaryLockStyle
 import ModeledThreadSafeDictionaryMutexStyle
@@ -71,6 +82,9 @@ import Testing
         ("ThrottledDownloader solution", ModeledThrottledDownloaderSolution.modelChecks),
         ("ThrottledDownloader with one serial queue owning the state", ModeledThrottledDownloaderSerialQueueOwner.modelChecks),
         ("ThrottledDownloader with a locked pull queue and no semaphore", ModeledThrottledDownloaderLockedPullQueue.modelChecks),
+        ("StallMonitor solution", ModeledStallMonitorSolution.modelChecks),
+        ("StallMonitor with one recursive lock around a state enum", ModeledStallMonitorStateEnum.modelChecks),
+        ("StallMonitor with its timer confined to a serial queue", ModeledStallMonitorSerialQueue.modelChecks),
     ]
 
     @Test(arguments: right)
@@ -136,6 +150,15 @@ import Testing
         Wrong(implementation: "ThrottledDownloader SemaphorePerCall", check: ModeledThrottledDownloaderSemaphorePerCall.modelChecks[1], deadlock: false),
         Wrong(implementation: "ThrottledDownloader CancelOneByOne", check: ModeledThrottledDownloaderCancelOneByOne.modelChecks[2], deadlock: false),
         Wrong(implementation: "ThrottledDownloader CallerWaits", check: ModeledThrottledDownloaderCallerWaits.modelChecks[3], deadlock: false),
+        Wrong(implementation: "StallMonitor SubtleRace", check: ModeledStallMonitorSubtleRace.modelChecks[0], deadlock: false),
+        Wrong(implementation: "StallMonitor Unsynchronized", check: ModeledStallMonitorUnsynchronized.modelChecks[0], deadlock: false),
+        Wrong(implementation: "StallMonitor FlagAtSchedule", check: ModeledStallMonitorFlagAtSchedule.modelChecks[0], deadlock: false),
+        Wrong(implementation: "StallMonitor PingsAfterStop", check: ModeledStallMonitorPingsAfterStop.modelChecks[2], deadlock: false),
+        Wrong(implementation: "StallMonitor TimerLeftRunning", check: ModeledStallMonitorTimerLeftRunning.modelChecks[2], deadlock: false),
+        Wrong(implementation: "StallMonitor SecondTimer", check: ModeledStallMonitorSecondTimer.modelChecks[3], deadlock: false),
+        Wrong(implementation: "StallMonitor PingsAfterStop", check: ModeledStallMonitorPingsAfterStop.modelChecks[4], deadlock: false),
+        Wrong(implementation: "StallMonitor StrongSelf", check: ModeledStallMonitorStrongSelf.modelChecks[5], deadlock: false),
+        Wrong(implementation: "StallMonitor TimerInInit", check: ModeledStallMonitorTimerInInit.modelChecks[5], deadlock: false),
     ]
 
     @Test(arguments: wrong)

@@ -36,6 +36,17 @@ import ModeledGatesAndOnceResumeBeforeDecide
 import ModeledGatesAndOnceSerialQueueSync
 import ModeledGatesAndOnceSolution
 import ModeledGatesAndOnceSubtleRace
+import ModeledStallMonitorFlagAtSchedule
+import ModeledStallMonitorPingsAfterStop
+import ModeledStallMonitorSecondTimer
+import ModeledStallMonitorSerialQueue
+import ModeledStallMonitorSolution
+import ModeledStallMonitorStateEnum
+import ModeledStallMonitorStrongSelf
+import ModeledStallMonitorSubtleRace
+import ModeledStallMonitorTimerInInit
+import ModeledStallMonitorTimerLeftRunning
+import ModeledStallMonitorUnsynchronized
 import ModeledThreadSafeDictionaryGlobalBarrier
 import ModeledThreadSafeDictionaryLockStyle
 import ModeledThreadSafeDictionaryMutexStyle
@@ -95,6 +106,17 @@ let builds: [(exercise: String, implementation: String, checks: [ModelCheck])] =
     ("ThrottledDownloader", "CancelOneByOne", ModeledThrottledDownloaderCancelOneByOne.modelChecks),
     ("ThrottledDownloader", "CallerWaits", ModeledThrottledDownloaderCallerWaits.modelChecks),
     ("ThrottledDownloader", "SemaphorePerCall", ModeledThrottledDownloaderSemaphorePerCall.modelChecks),
+    ("StallMonitor", "Solution", ModeledStallMonitorSolution.modelChecks),
+    ("StallMonitor", "SubtleRace", ModeledStallMonitorSubtleRace.modelChecks),
+    ("StallMonitor", "PingsAfterStop", ModeledStallMonitorPingsAfterStop.modelChecks),
+    ("StallMonitor", "TimerLeftRunning", ModeledStallMonitorTimerLeftRunning.modelChecks),
+    ("StallMonitor", "Unsynchronized", ModeledStallMonitorUnsynchronized.modelChecks),
+    ("StallMonitor", "SecondTimer", ModeledStallMonitorSecondTimer.modelChecks),
+    ("StallMonitor", "FlagAtSchedule", ModeledStallMonitorFlagAtSchedule.modelChecks),
+    ("StallMonitor", "StrongSelf", ModeledStallMonitorStrongSelf.modelChecks),
+    ("StallMonitor", "TimerInInit", ModeledStallMonitorTimerInInit.modelChecks),
+    ("StallMonitor", "StateEnum", ModeledStallMonitorStateEnum.modelChecks),
+    ("StallMonitor", "SerialQueue", ModeledStallMonitorSerialQueue.modelChecks),
 ]
 
 func usage() -> Never {

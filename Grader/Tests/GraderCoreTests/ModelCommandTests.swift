@@ -28,7 +28,8 @@ struct ModelCommandTests {
             ("let value = await store.get()", "await (Swift concurrency)"),
             ("let count = Atomic<Int>(0)", "Atomic"),
             ("let lock = NSConditionLock(condition: 0)", "NSConditionLock"),
-            ("let timer = DispatchSource.makeTimerSource()", "DispatchSource"),
+            ("let source = DispatchSource.makeReadSource(fileDescriptor: fd)", "DispatchSource"),
+            ("var reader: DispatchSourceRead?", "DispatchSource"),
             ("Thread { work() }.start()", "Thread (a thread of its own)"),
             ("final class Worker: Thread {", "Thread (a thread of its own)"),
         ]
@@ -44,6 +45,8 @@ struct ModelCommandTests {
         if initializing !== Thread.current { }
         let actor = 1
         queue.async { lock.lock(); defer { lock.unlock() } }
+        private var timer: DispatchSourceTimer?
+        let timer = DispatchSource.makeTimerSource(queue: timerQueue)
         """
         #expect(ModelApplicability.uses(inSource: fine, file: "F.swift").isEmpty)
     }

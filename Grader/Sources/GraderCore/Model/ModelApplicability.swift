@@ -6,7 +6,7 @@ import Foundation
 /// The model interleaves threads only at the operations of its twins (`Model/Twins/`):
 /// `DispatchQueue` (serial, concurrent, `global()`, barriers, `async`/`sync`/`asyncAfter`,
 /// `suspend`/`resume`, `setSpecific`/`getSpecific`, `concurrentPerform`), `DispatchGroup`,
-/// `DispatchSemaphore`, `DispatchWorkItem`, `DispatchTime`, `NSLock`, `NSRecursiveLock`,
+/// `DispatchSemaphore`, `DispatchWorkItem`, `DispatchTime`, a `DispatchSource` timer, `NSLock`, `NSRecursiveLock`,
 /// `NSCondition` and `Mutex`. Code that synchronizes with anything else would run outside the
 /// schedule (a real thread, a real lock the scheduler cannot see), so a verdict would mean
 /// nothing: such code gets "not applicable: uses X" instead. Two detectors, each for what it sees:
@@ -20,6 +20,7 @@ enum ModelApplicability {
     static let exercises = [
         "ThreadSafeDictionary", "CancellableWork",
         "ThrottledDownloader",
+        "StallMonitor",
         "Deadlocks", "BoundedBuffer", "GatesAndOnce",
     ]
 
@@ -28,7 +29,7 @@ enum ModelApplicability {
     static let unmodeledFiles: [String: Set<String>] = ["GatesAndOnce": ["OperationGate.swift"]]
 
     /// The types the twins stand in for (said in the "not applicable" message).
-    static let twinned = "DispatchQueue, DispatchGroup, DispatchSemaphore, DispatchWorkItem, DispatchTime, NSLock, NSRecursiveLock, NSCondition, Mutex"
+    static let twinned = "DispatchQueue, DispatchGroup, DispatchSemaphore, DispatchWorkItem, DispatchTime, DispatchSourceTimer, NSLock, NSRecursiveLock, NSCondition, Mutex"
 
     /// A use of synchronization the model has no twin of.
     struct Use: Equatable, Sendable {
@@ -82,6 +83,7 @@ enum ModelApplicability {
                 var what = untwinnedNames[word.text] ?? untwinnedPrefixes.first { word.text.hasPrefix($0.prefix) }?.what
                 if word.text == "actor", declaresName(line, after: word.end) { what = "actor (Swift concurrency)" }
                 if word.text == "Thread", startsThread(line, after: word.end) { what = "Thread (a thread of its own)" }
+                if isTwinnedTimer(word, in: line) { what = nil }
                 if let what, !found.contains(where: { $0.what == what }) {
                     found.append(Use(what: what, file: file, line: offset + 1))
                 }
@@ -98,6 +100,15 @@ enum ModelApplicability {
         let before = String(line[..<end].dropLast("Thread".count))
         let mark = before.reversed().first { $0 != " " }
         return before.contains("class ") && (mark == ":" || mark == ",")
+    }
+
+    /// A timer source has a twin (`DispatchSource.makeTimerSource`, the type `DispatchSourceTimer`);
+    /// the other kinds of `DispatchSource` do not.
+    private static func isTwinnedTimer(_ word: Word, in line: String) -> Bool {
+        if word.text == "DispatchSourceTimer" { return true }
+        guard word.text == "DispatchSource" else { return false }
+        let rest = line[word.end...]
+        return rest.hasPrefix(".makeTimerSource") || rest.hasPrefix(".TimerFlags")
     }
 
     /// `actor Name`: the keyword, a space, a name (not `let actor = …`).

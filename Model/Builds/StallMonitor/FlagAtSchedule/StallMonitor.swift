@@ -1,0 +1,1 @@
+../../../Wrong/StallMonitor/Faults/StallMonitor.swift

@@ -1,0 +1,1 @@
+../../../../Grader/Variants/StallMonitor/PingsAfterStop/StallMonitor.swift

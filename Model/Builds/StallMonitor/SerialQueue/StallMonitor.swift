@@ -1,0 +1,1 @@
+../../../Right/StallMonitor/SerialQueue/StallMonitor.swift

@@ -1,0 +1,1 @@
+../../../../Solutions/StallMonitor/StallMonitor.swift

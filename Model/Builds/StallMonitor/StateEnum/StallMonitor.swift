@@ -1,0 +1,1 @@
+../../../Right/StallMonitor/StateEnum/StallMonitor.swift

@@ -1,0 +1,1 @@
+../../../../Grader/Variants/StallMonitor/SubtleRace/StallMonitor.swift

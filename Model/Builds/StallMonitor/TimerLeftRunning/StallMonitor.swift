@@ -1,0 +1,1 @@
+../../../../Grader/Variants/StallMonitor/TimerLeftRunning/StallMonitor.swift

@@ -1,0 +1,1 @@
+../../../../Grader/Variants/StallMonitor/Unsynchronized/StallMonitor.swift
