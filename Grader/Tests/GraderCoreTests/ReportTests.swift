@@ -103,4 +103,18 @@ struct ReportTests {
         #expect(throws: GraderError.self) { try Arguments.parse(["--bogus"]) }
         #expect(throws: GraderError.self) { try Arguments.parse(["hint"]) }
     }
+
+    @Test("The screen shown while verdicts are pending says the race check comes only after the systematic checks hold")
+    func pendingLineOrder() {
+        Language.$override.withValue(.english) {
+            let both = TextReport.render(Self.report, screen: Screen(focus: "Demo"), style: .plain,
+                                         pending: PendingVerdicts(orders: ["Demo"], races: ["Demo"]))
+            #expect(both.contains("The systematic checks of Demo are trying the orders"))
+            #expect(both.contains("if the systematic checks hold, ThreadSanitizer looks for data races next"))
+            #expect(!both.contains("ThreadSanitizer is looking"))
+            let races = TextReport.render(Self.report, screen: Screen(focus: "Demo"), style: .plain,
+                                          pending: PendingVerdicts(orders: [], races: ["Demo"]))
+            #expect(races.contains("ThreadSanitizer is looking for data races") && !races.contains("systematic"))
+        }
+    }
 }

@@ -25,7 +25,7 @@ struct WatchScreen: Equatable {
         if lines.contains(where: { $0.hasPrefix("Could not grade") }) { return .other("could not grade") }
         guard let row = lines.first(where: { $0.contains(" \(exercise) ") || $0.hasSuffix(" \(exercise)") }) else { return nil }
         if row.contains("looking for data races") { return .points }
-        if lines.contains(where: { $0.contains("are trying the orders") || $0.contains("ThreadSanitizer is looking for data races") }) { return .points }
+        if lines.contains(where: { $0.contains("are trying the orders") || $0.contains("ThreadSanitizer is looking for data races") || $0.contains("ThreadSanitizer looks for data races next") }) { return .points }
         for verdict in ["race check could not run", "data race", "complete"] where row.contains(verdict) { return .raceVerdict(verdict) }
         if row.contains("does not compile") { return .doesNotCompile }
         for word in ["in progress", "timed out", "crashed", "exited early", "output limit exceeded", "race check not run"] where row.contains(word) {

@@ -17,9 +17,13 @@ public enum TextReport {
                 text += L(" The systematic checks of \(pending.orders.joined(separator: ", ")) are trying the orders of the threads' synchronization calls…",
                           " 系统检查正在尝试 \(pending.orders.joined(separator: "、")) 的线程同步调用的各种顺序…")
             }
-            if !pending.races.isEmpty {
+            if !pending.races.isEmpty && pending.orders.isEmpty {
                 text += L(" Every other check of \(pending.races.joined(separator: ", ")) passes; ThreadSanitizer is looking for data races (the last check)…",
                           " \(pending.races.joined(separator: "、")) 的其他检查都已通过，ThreadSanitizer 正在检查数据竞争（最后一项检查）…")
+            } else if !pending.races.isEmpty {
+                // The race check runs only after the systematic checks, and only if they hold.
+                text += L(" Every other check of \(pending.races.joined(separator: ", ")) passes; if the systematic checks hold, ThreadSanitizer looks for data races next (the last check).",
+                          " \(pending.races.joined(separator: "、")) 的其他检查都已通过；如果系统检查成立，接下来 ThreadSanitizer 会检查数据竞争（最后一项检查）。")
             }
             lines += TextLayout.hanging(text, "", width: screen.width)
             return lines.joined(separator: "\n")
