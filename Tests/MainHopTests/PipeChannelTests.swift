@@ -129,7 +129,7 @@ struct PipeChannelTests {
         let before = Descriptors.open()
         let lab = Lab()
         guard let channel = lab.channel else { return }
-        let mine = Descriptors.open().subtracting(before)
+        let mine = Descriptors.opened(since: before)
         for index in 0..<3 { guard send(channel, Data("last words \(index)".utf8), "message \(index)") else { return } }
         channel.finishSending()
         guard lab.waitForEnd(after: "finishSending()") else { return }
@@ -158,7 +158,7 @@ struct PipeChannelTests {
         let before = Descriptors.open()
         let lab = Lab()
         guard let channel = lab.channel else { return }
-        let mine = Descriptors.open().subtracting(before)
+        let mine = Descriptors.opened(since: before)
         guard send(channel, Data("hello".utf8), "hello"), lab.waitForMessages(1, in: "receiving one message") else { return }
         let release = DispatchSemaphore(value: 0)
         lab.holdQueue(until: release)

@@ -64,10 +64,39 @@ enum Marker {
     }
 }
 
+/// One open file descriptor: its number and what it refers to. The system gives a closed number
+/// to the next file opened, by any thread (libdispatch, for one, creates a timer's descriptor the
+/// first time a timer of that clock is armed: swift-corelibs-libdispatch, src/event/event_epoll.c,
+/// `_dispatch_timeout_program`), so a number alone cannot tell the channel's pipe from a file opened
+/// after it was closed.
+struct OpenDescriptor: Hashable {
+    let number: Int32
+    let device: UInt64
+    let inode: UInt64
+    /// O_RDONLY or O_WRONLY: the two ends of one pipe share a device and an inode.
+    let access: Int32
+    /// Whether it is a pipe or a socket, the channel's kinds of descriptor.
+    let isChannelKind: Bool
+}
+
 /// The process's open file descriptors below 1024, for the channel's lifetime checks.
 enum Descriptors {
-    static func open() -> Set<Int32> {
-        Set((0..<1024).filter { fcntl($0, F_GETFD) != -1 })
+    static func open() -> Set<OpenDescriptor> {
+        Set((Int32(0)..<1024).compactMap { number -> OpenDescriptor? in
+            let flags = fcntl(number, F_GETFL)
+            var info = stat()
+            guard flags != -1, fstat(number, &info) == 0 else { return nil }
+            // The file type bits and the FIFO and socket types, as POSIX numbers them on both platforms.
+            let kind = UInt32(info.st_mode) & 0o170000
+            return OpenDescriptor(
+                number: number, device: UInt64(truncatingIfNeeded: info.st_dev), inode: UInt64(info.st_ino),
+                access: flags & O_ACCMODE, isChannelKind: kind == 0o010000 || kind == 0o140000)
+        })
+    }
+
+    /// The pipes and sockets opened since `before`: the channel's descriptors.
+    static func opened(since before: Set<OpenDescriptor>) -> Set<OpenDescriptor> {
+        open().subtracting(before).filter(\.isChannelKind)
     }
 
     /// Makes libdispatch create what it keeps for its read sources (its event loop's own
