@@ -19,7 +19,14 @@ struct VerifyCommand {
     func run() throws -> Int32 {
         var passed = 0
         var failed = 0
+        var phasesShown = 0
         func step(_ name: String, _ problems: [String]) {
+            defer {
+                // Where the step's time went (builds, runs, the systematic checks, ThreadSanitizer).
+                let phases = PhaseTimings.shared.file.phases
+                if phases.count > phasesShown { say("    " + style.dim(Self.summary(of: phases[min(phasesShown, phases.count)...]))) }
+                phasesShown = phases.count
+            }
             if problems.isEmpty {
                 passed += 1
                 say(style.green("✔ ") + name)
@@ -46,6 +53,7 @@ struct VerifyCommand {
         let progress = TerminalProgress(style: style)
         let solutionsMode = BuildMode(solutions: true, buildSystem: buildSystem)
         PhaseTimings.shared.restart()
+        phasesShown = 0
         let solutionsStarted = Date()
         let solutions = try timed { try session(solutionsMode, progress).grade(rubric.exercises) }
         let solutionsSeconds = Date().timeIntervalSince(solutionsStarted)
@@ -125,7 +133,7 @@ struct VerifyCommand {
         let supportTests = try timed { try supportTestProblems() }
         step("KataTestSupport, grader, benchmark and QueueOrdering self-tests pass (\(supportTests.seconds) s)", supportTests.value)
 
-        say("Took \(String(format: "%.1f", Date().timeIntervalSince(started))) s.")
+        say("Took \(String(format: "%.1f", Date().timeIntervalSince(started))) s; the graded builds and runs in it: \(Self.summary(of: PhaseTimings.shared.file.phases[...])).")
         say("verify: \(passed) passed, \(failed) failed")
         return failed == 0 ? 0 : 1
     }
@@ -202,6 +210,14 @@ struct VerifyCommand {
         }
         let race = result.checks.first { $0.test == Rubric.raceCheckTest }
         return race?.earned == 0 && !result.isComplete ? [] : ["\(name) \(mode.sourceFolder(of: name)): the race check earned \(race?.earned ?? -1) points"]
+    }
+
+    /// The phases' seconds summed by name, the longest first: "build: compiling 84.5 s, …".
+    static func summary(of phases: ArraySlice<PhaseTimings.Phase>) -> String {
+        var totals: [String: Double] = [:]
+        for phase in phases { totals[phase.name, default: 0] += phase.seconds }
+        return totals.filter { $0.value >= 0.05 }.sorted { $0.value > $1.value }
+            .map { "\($0.key) \(String(format: "%.1f", $0.value)) s" }.joined(separator: ", ")
     }
 
     func timed<T>(_ body: () throws -> T) rethrows -> (value: T, seconds: String) {
