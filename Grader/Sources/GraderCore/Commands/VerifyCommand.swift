@@ -86,15 +86,21 @@ struct VerifyCommand {
         printLoopShortForm(grade: solutionsPhases, gradeSeconds: solutionsSeconds, suitesAlone: suiteTimes.value)
         #if os(Linux)
         // On a Mac the compiler itself rejects these; here only the typed syntax tree shows them.
-        let asyncChecked = try timed { try AsyncContextCheck.learnerAndSolutionBuilds(layout: layout, buildSystem: buildSystem) }
-        step("no blocking call that Apple marks noasync in async code (\(asyncChecked.seconds) s)", asyncChecked.value)
+        // Its compilers keep the cores busy for about half a minute: it runs beside the second
+        // Misbehaving run, whose children mostly wait, and its line comes after that run's.
+        let (courseLayout, courseBuildSystem) = (layout, buildSystem)
+        let asyncCheck = BackgroundStep { try AsyncContextCheck.learnerAndSolutionBuilds(layout: courseLayout, buildSystem: courseBuildSystem) }
         #endif
 
         let (catalog, catalogProblems) = VariantCatalog.load(layout: layout, rubric: rubric)
         step("every exercise has a Misbehaving variant, and every other variant a cap", catalogProblems)
         // Misbehaving: every exercise's stub with a tripwire, under each misbehaviour.
         let misbehavingCaps = catalog.caps[VariantCatalog.misbehaving] ?? [:]
-        for misbehaviour in VariantCatalog.misbehaviours {
+        for (index, misbehaviour) in VariantCatalog.misbehaviours.enumerated() {
+            // The first run builds the variant; the later ones reuse that build.
+            #if os(Linux)
+            if index > 0 { asyncCheck.start() }
+            #endif
             let mode = BuildMode(variant: VariantCatalog.misbehaving, buildSystem: buildSystem)
             var grading = session(mode, progress)
             grading.testEnvironment = ["KATA_MISBEHAVE": misbehaviour]
@@ -103,6 +109,10 @@ struct VerifyCommand {
             step("variant \(VariantCatalog.misbehaving) (\(misbehaviour.replacingOccurrences(of: "-", with: " "))) earns no more than its cap (\(graded.seconds) s)",
                  capProblems(graded.value, caps: misbehavingCaps))
         }
+        #if os(Linux)
+        let asyncChecked = try asyncCheck.wait()
+        step("no blocking call that Apple marks noasync in async code (\(asyncChecked.seconds) s, beside the Misbehaving run)", asyncChecked.value)
+        #endif
         // The others in rounds: each exercise's k-th variant in one build and one run.
         for (index, round) in catalog.rounds.enumerated() {
             var mode = BuildMode(variant: "round-\(index + 1)", buildSystem: buildSystem)

@@ -103,15 +103,29 @@ struct ModelCommand {
     /// `deadline`: the most the runner may take; `buildDeadline`: the most its build may take.
     func run(_ exercise: String, _ runnerArguments: [String], mayBeEmpty: Bool = false, deadline: Double = runDeadline,
              buildDeadline: Double = 1_200) -> ModelVerdict {
+        switch prepare(exercise, buildDeadline: buildDeadline) {
+        case .verdict(let verdict): verdict
+        case .runner(let runner): execute(runner, exercise, runnerArguments, mayBeEmpty: mayBeEmpty, deadline: deadline)
+        }
+    }
+
+    /// What scanning and building gave: the runner to start, or already the answer.
+    enum Prepared: Sendable {
+        case runner(URL)
+        case verdict(ModelVerdict)
+    }
+
+    /// Scans the graded code and builds `exercise`'s runner. Builds share one folder: one at a time.
+    func prepare(_ exercise: String, buildDeadline: Double = 1_200) -> Prepared {
         let folder = layout.root.appendingPathComponent(mode.sourceFolder(of: exercise))
         guard FileTree.isDirectory(folder) else {
-            return .cannotRun(L("there is no folder \(mode.sourceFolder(of: exercise))", "没有文件夹 \(mode.sourceFolder(of: exercise))"))
+            return .verdict(.cannotRun(L("there is no folder \(mode.sourceFolder(of: exercise))", "没有文件夹 \(mode.sourceFolder(of: exercise))")))
         }
         // Named from the course's root, as the compiler's errors are.
         let uses = ModelApplicability.uses(in: folder, exercise: exercise).map { use in
             ModelApplicability.Use(what: use.what, file: mode.sourceFolder(of: exercise) + "/" + use.file, line: use.line)
         }
-        if !uses.isEmpty { return .notApplicable(uses) }
+        if !uses.isEmpty { return .verdict(.notApplicable(uses)) }
         do {
             try FileManager.default.createDirectory(at: layout.stateDirectory, withIntermediateDirectories: true)
             let (build, environment) = buildInvocation(exercise)
@@ -121,21 +135,32 @@ struct ModelCommand {
                 try ChildProcess.run(build, in: layout.root, environment: environment, outputFile: buildLog,
                                      limits: ChildLimits(deadline: buildDeadline, keptOutput: 8 << 20))
             }
-            if built == .interrupted { return .cannotRun(L("interrupted", "已中断")) }
+            if built == .interrupted { return .verdict(.cannotRun(L("interrupted", "已中断"))) }
             if built != .exited(0) {
-                return ModelBuildErrors.read((try? String(contentsOf: buildLog, encoding: .utf8)) ?? "", exercise: exercise, root: layout.root.path)
+                return .verdict(ModelBuildErrors.read((try? String(contentsOf: buildLog, encoding: .utf8)) ?? "", exercise: exercise, root: layout.root.path))
             }
             let binPath = try SwiftPMFacts(layout: layout).binPath(
                 key: "model-\(mode.buildSystem.rawValue)",
                 arguments: ["swift", "build", "--show-bin-path", "--scratch-path", Self.scratchPath] + mode.buildSystem.swiftPMArguments,
                 environment: environment)
-            let report = layout.stateDirectory.appendingPathComponent("model-report.json")
+            return .runner(binPath.appendingPathComponent("model-\(exercise)"))
+        } catch {
+            return .verdict(.cannotRun("\(error)"))
+        }
+    }
+
+    /// Runs a built runner and reads its report. Runners of different exercises may run side by
+    /// side: each writes files of its own.
+    func execute(_ runner: URL, _ exercise: String, _ runnerArguments: [String], mayBeEmpty: Bool = false,
+                 deadline: Double = runDeadline) -> ModelVerdict {
+        do {
+            let report = layout.stateDirectory.appendingPathComponent("model-report-\(exercise).json")
             try? FileManager.default.removeItem(at: report)
-            let runLog = layout.stateDirectory.appendingPathComponent("model-run.log")
+            let runLog = layout.stateDirectory.appendingPathComponent("model-run-\(exercise).log")
             let language = Language.current == .simplifiedChinese ? "zh-Hans" : "en"
             let termination = try PhaseTimings.shared.measure(PhaseName.modelRun) {
                 try ChildProcess.run(
-                    [binPath.appendingPathComponent("model-\(exercise)").path] + runnerArguments + ["--lang", language, "--report", report.path],
+                    [runner.path] + runnerArguments + ["--lang", language, "--report", report.path],
                     // A trap's message is what the learner needs, not the backtrace after it.
                     in: layout.root, environment: ["SWIFT_BACKTRACE": "enable=no"], outputFile: runLog,
                     limits: ChildLimits(deadline: deadline))

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The systematic checks decide. For an exercise the model covers, its systematic checks
 /// (`Model/Checks/<Exercise>/`) run in the grade: always for the exercise in focus once the
@@ -31,6 +32,9 @@ struct ModelGate {
     static let deadlineSeconds: Double = 60
     /// The first modeled build of an exercise (under a minute on a 2-core machine).
     static let buildDeadlineSeconds: Double = 600
+    /// Runners of different exercises side by side (each keeps one core busy); one is a machine
+    /// with one core.
+    static let runnersAtOnce = min(2, max(1, ProcessInfo.processInfo.activeProcessorCount))
 
     struct Remembered: Codable {
         var contentID: String
@@ -68,10 +72,14 @@ struct ModelGate {
     func apply(to results: inout [ExerciseResult], judging names: [String]) -> [String: ModelVerdict] {
         var memory = memory()
         var verdicts: [String: ModelVerdict] = [:]
+        // Runners are built one after another (one build folder) and run while the next one is
+        // built: a runner keeps one core busy, a build both. At most `runnersAtOnce` run together.
+        let ran = Mutex([String: ModelVerdict]())
+        let running = DispatchGroup()
+        let slots = DispatchSemaphore(value: Self.runnersAtOnce)
         for name in names {
             if Interrupt.requested { break }
-            let content = contentID(of: name)
-            if let remembered = memory[key(name)], remembered.contentID == content {
+            if let remembered = memory[key(name)], remembered.contentID == contentID(of: name) {
                 verdicts[name] = .report(remembered.report)
                 continue
             }
@@ -80,12 +88,29 @@ struct ModelGate {
             var command = ModelCommand(layout: layout, rubric: rubric, mode: mode)
             let progress = progress
             command.building = { progress.note($0) }
-            let verdict = command.run(name, ["check", "--budget", "\(ModelCommand.budget)", "--watchdog", "\(Self.watchdogSeconds)"],
-                                      deadline: Self.deadlineSeconds, buildDeadline: Self.buildDeadlineSeconds)
-            if Interrupt.requested { break }
-            verdicts[name] = verdict
+            switch command.prepare(name, buildDeadline: Self.buildDeadlineSeconds) {
+            case .verdict(let verdict):
+                verdicts[name] = verdict
+            case .runner(let runner):
+                slots.wait()
+                running.enter()
+                let arguments = ["check", "--budget", "\(ModelCommand.budget)", "--watchdog", "\(Self.watchdogSeconds)"]
+                let command = command
+                DispatchQueue.global().async {
+                    let verdict = command.execute(runner, name, arguments, deadline: Self.deadlineSeconds)
+                    ran.withLock { $0[name] = verdict }
+                    slots.signal()
+                    running.leave()
+                }
+            }
+        }
+        running.wait()
+        verdicts.merge(ran.withLock { $0 }) { _, new in new }
+        if Interrupt.requested { return verdicts }
+        for name in names {
+            guard let verdict = verdicts[name], !(memory[key(name)]?.contentID == contentID(of: name)) else { continue }
             if case .report(let report) = verdict, report.checks.allSatisfy({ ["pass", "fail", "crash"].contains($0.verdict) }) {
-                memory[key(name)] = Remembered(contentID: content, report: report)
+                memory[key(name)] = Remembered(contentID: contentID(of: name), report: report)
             } else {
                 memory[key(name)] = nil
             }

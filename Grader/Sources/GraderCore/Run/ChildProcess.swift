@@ -171,15 +171,27 @@ public enum ChildProcess {
                 }
             }
         }
+        // An executable this process has just written can be busy for a moment (ETXTBSY): a
+        // child that another thread is spawning holds a copy of the write descriptor until it
+        // execs. The grader's own tests write fake runners and spawn them side by side; waiting a
+        // little and trying again is the usual cure.
+        func spawnRetryingBusy() -> Int32 {
+            var status = spawnNow()
+            for attempt in 1...20 where status == ETXTBSY {
+                usleep(UInt32(5_000 * attempt))
+                status = spawnNow()
+            }
+            return status
+        }
         let status: Int32
         if SpawnDirectory.add(directory.path, to: &fileActions) {
-            status = spawnNow()
+            status = spawnRetryingBusy()
         } else {
             // No such file action on this system: spawn from the directory, one spawn at a time.
             SpawnDirectory.fallbackLock.lock()
             let previousDirectory = FileManager.default.currentDirectoryPath
             _ = FileManager.default.changeCurrentDirectoryPath(directory.path)
-            status = spawnNow()
+            status = spawnRetryingBusy()
             _ = FileManager.default.changeCurrentDirectoryPath(previousDirectory)
             SpawnDirectory.fallbackLock.unlock()
         }
