@@ -83,13 +83,14 @@ enum Confront {
     }
 
     /// A puzzle that does not deadlock: the prediction, then `RunBudget.runs` runs with jitter.
+    /// The verdict comes from the model; the runs are evidence for the messages. A run that has not
+    /// printed every label after `PuzzleRuns.runSeconds` is left out of that evidence: the model
+    /// says the puzzle cannot deadlock, and the learner's code takes no part in it, so only a
+    /// machine too loaded to schedule its threads keeps it waiting (seen once in a full grade of
+    /// every suite at once on 2 cores), which says nothing about the prediction.
     static func inProcess(_ puzzle: Puzzle, sourceLocation: SourceLocation = #_sourceLocation) async {
         guard let prediction = prediction(for: puzzle, sourceLocation: sourceLocation) else { return }
         let tally = await PuzzleRuns.tallyOnThread(puzzle, runs: RunBudget.runs, seconds: RunBudget.runSeconds)
-        if tally.unfinished > 0 {
-            Issue.record(Comment(rawValue: DeadlockReport.message(in: "the puzzle \(puzzle)", waitingFor: "\(tally.unfinished) of \(count(tally.runs + tally.unfinished)) runs printing every label", seconds: PuzzleRuns.runSeconds)),
-                         sourceLocation: sourceLocation)
-        }
         missed(puzzle, predicted: prediction.outputs, observed: tally, of: "runs", sourceLocation: sourceLocation)
     }
 
