@@ -101,8 +101,9 @@ public struct Arguments: Equatable, Sendable {
       swift run grader bench [exercise ...]       measure your finished code against the classic alternatives
                                                   (--quick: a few seconds; --json FILE; --svg FILE: a chart)
       swift run grader model <exercise>           explore the orders in which threads can run your code
-                                                  (ThreadSafeDictionary, CancellableWork, Deadlocks,
-                                                  BoundedBuffer, GatesAndOnce) and draw one that breaks it
+                                                  (ThreadSafeDictionary, CancellableWork,
+                                                  ThrottledDownloader, Deadlocks, BoundedBuffer,
+                                                  StallMonitor, GatesAndOnce) and draw one that breaks it
       swift run grader replay <exercise> <schedule|code:…> [--check N]
                                                   run that order again and draw it
 
@@ -187,7 +188,8 @@ public struct Arguments: Equatable, Sendable {
       swift run grader bench [练习 ...]           把你完成的代码和经典的其他写法做性能对比
                                                   （--quick：几秒钟；--json FILE；--svg FILE：图表）
       swift run grader model <练习>               逐一尝试线程运行你的代码的各种顺序（ThreadSafeDictionary、
-                                                  CancellableWork、Deadlocks、BoundedBuffer、GatesAndOnce），
+                                                  CancellableWork、ThrottledDownloader、Deadlocks、
+                                                  BoundedBuffer、StallMonitor、GatesAndOnce），
                                                   并画出让它出错的那一种
       swift run grader replay <练习> <调度|code:…> [--check N]
                                                   重新运行那个顺序并画出来
