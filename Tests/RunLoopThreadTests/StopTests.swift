@@ -197,7 +197,7 @@ struct StopTests {
         #expect(!refusedThenAccepted.current, "perform(_:) returned false, then true again on the same thread, around stop(): once stop() has been called, every block is refused.")
     }
 
-    @Test("A started RunLoopThread released without stop() is freed, and its thread ends")
+    @Test("A started RunLoopThread released without stop() is freed, and its thread ends, also when let go inside its own block")
     func releasedOwnerEndsThread() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
             IsolatedCheck.begin(in: "releasing a RunLoopThread")
@@ -215,7 +215,34 @@ struct StopTests {
         guard LoopLab.wait(missing: "A started RunLoopThread was released without stop(), and was still alive \(LoopLab.prompt) s later: its thread keeps it (the thread's closure or Thread subclass holds the RunLoopThread strongly: a cycle owner → thread → closure → owner). Give the thread only what it needs (the state it shares with the owner), or capture [weak self].",
                            { weak.value == nil })
         else { return }
-        _ = LoopLab.waitForEnd(of: thread, missing: "A started RunLoopThread was released without stop() and freed, and its thread was still running \(LoopLab.prompt) s later: the thread outlives its owner. End the loop in deinit (without waiting there: the last reference may go on the loop's own thread).")
+        guard LoopLab.waitForEnd(of: thread, missing: "A started RunLoopThread was released without stop() and freed, and its thread was still running \(LoopLab.prompt) s later: the thread outlives its owner. End the loop in deinit (without waiting there: the last reference may go on the loop's own thread).")
+        else { return }
+
+        // The last reference let go inside one of the loop's own blocks: the deinit runs on the
+        // loop's thread, where waiting for that thread to end would wait for itself.
+        guard let (insideWeak, insideThread, letGo) = startAndReleaseInsideBlock() else { return }
+        letGo.signal()
+        guard LoopLab.wait(missing: "A started RunLoopThread whose last reference was let go inside one of its own blocks was still alive \(LoopLab.prompt) s later: something else keeps it.",
+                           { insideWeak.value == nil })
+        else { return }
+        _ = LoopLab.waitForEnd(of: insideThread, missing: "A started RunLoopThread was let go inside one of its own blocks, so its deinit ran on the loop's own thread; it was freed, and that thread was still running \(LoopLab.prompt) s later. A deinit there must end the loop without waiting for the thread to end: the thread would be waiting for itself.")
+    }
+
+    /// Starts a RunLoopThread and queues a block that lets go of its only reference once
+    /// `letGo` is signalled, which the caller does after its own references are gone.
+    static func startAndReleaseInsideBlock() -> (WeakLoop, ThreadHandle, DispatchSemaphore)? {
+        guard let loop = LoopLab.started(keep: false), let thread = LoopLab.probe(loop) else { return nil }
+        let owner = Locked<RunLoopThread?>(loop)
+        let letGo = DispatchSemaphore(value: 0)
+        let accepted = loop.perform {
+            _ = letGo.wait(timeout: .now() + LoopLab.prompt)
+            owner.withLock { $0 = nil }
+        }
+        guard accepted else {
+            Issue.record("perform(_:) refused a block on a running thread.")
+            return nil
+        }
+        return (WeakLoop(loop), thread, letGo)
     }
 
     /// Starts a RunLoopThread with a repeating timer and a block done, and lets go of it.
