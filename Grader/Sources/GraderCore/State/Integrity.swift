@@ -74,8 +74,7 @@ public struct IntegrityManifest: Codable, Equatable, Sendable {
     }
 
     static func blobID(of path: String, layout: KataLayout) -> String? {
-        guard let data = try? Data(contentsOf: layout.root.appendingPathComponent(path)) else { return nil }
-        return SHA1.gitBlobID(data)
+        BlobCache.blobID(of: layout.root.appendingPathComponent(path))
     }
 
     /// Regular files below `folder`, relative to the root, sorted; hidden files are skipped.
