@@ -85,8 +85,8 @@ struct LifecycleTests {
             // The work goes on on a thread of its own, as real asynchronous work does.
             Thread {
                 // Held until the check lets it go (on every path: `defer` below), however long a
-                // loaded machine takes to get there: a hold that ended by itself after 5 s let the
-                // work finish before cancel(), and the reference failed.
+                // loaded machine takes to get there: a hold that ends by itself (after 5 s, say) lets
+                // the work finish before cancel() on a loaded machine, and the reference fails.
                 proceed.wait()
                 sawCancel.withLock { $0 = operation.isCancelled }
                 operation.finishAndRecord()

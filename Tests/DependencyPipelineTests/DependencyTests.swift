@@ -88,8 +88,8 @@ struct DependencyTests {
         let probe = PipelineProbe()
         let pipeline = ImagePipeline(maxConcurrentOperations: 2)
         pipeline.process(sources, filters: [.invert, .grayscale], completion: probe.completion)
-        // 5 s, not 3: with the machine's load average at 50 the reference once took longer than 3 s
-        // to start its first two operations; the rules below end every classic wrong attempt early.
+        // 5 s: at load average 50 (2 cores) the reference can take longer than 3 s to start its
+        // first two operations; the rules below end every classic wrong attempt early.
         guard Hopeless.waitUntil(seconds: Deadline.defaultSeconds, in: "a pipeline of 6 held loads", waitingFor: "the first 2 loads starting",
                                  hint: "LoadOperation.main() should call source.load.", { loads.current >= 2 },
                                  unless: { Self.loadsCannotOverlap(pipeline, sources: sources, probe: probe, started: loads.current) })

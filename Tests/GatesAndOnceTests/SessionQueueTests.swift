@@ -352,8 +352,8 @@ struct SessionQueueTests {
     /// `Interrupter`), in rounds of 5,000 fresh sessions until `wanted` such interruptions. The
     /// bound is the count, not the clock: on a busy machine (`swift test` runs the suite's other
     /// checks beside this one) a second of interruptions may be a few dozen, and the races below
-    /// then slip through (before: an over-resume passed this check in 6 runs of 6 with the machine
-    /// busy); `Patience.outer` / 4 keeps the whole bounded. An opener that counts the calls under a
+    /// then slip through (a bound of one second let an over-resume pass this check in 6 runs of 6
+    /// with the machine busy); `Patience.outer` / 4 keeps the whole bounded. An opener that counts the calls under a
     /// lock and reads the count again after unlocking, stopped between the two, sees 2 on both
     /// threads, and neither resumes: caught in about one interruption in twelve. An opener that
     /// reads "undecided" and then decides in a second locked call, stopped between the two, lets
