@@ -282,6 +282,36 @@ let graderTargets: [Target] = suitesOnly ? [] : [
 ]
 let usesKataBench = !suitesOnly || !benchmarks.isEmpty
 
+/// The products and targets of this build, one statement at a time: a single expression of a
+/// dozen concatenated arrays takes the compiler seconds to type-check, and SwiftPM compiles this
+/// manifest again for every environment it has not seen.
+var products: [Product] = suitesOnly ? [] : [.executable(name: "grader", targets: ["grader"])]
+products += benchmarks.map { Product.executable(name: "bench-\($0)", targets: ["bench-\($0)"]) }
+
+var targets: [Target] = []
+targets += exercises.map(exerciseTarget)
+targets += exercises.map(exerciseSuite)
+targets += exercisesWithGivenCode.map(givenTarget)
+targets += exercisesWithSuiteModel.flatMap(suiteModelTargets)
+// What every suite uses: start barriers, deadlines, meters, exit-test reports.
+targets.append(.target(name: "KataTestSupport", path: "Tests/KataTestSupport", swiftSettings: raceCanarySettings))
+targets += graderTargets
+if usesKataBench {
+    // The benchmarks' harness and the dictionary baselines (finished code, like Given/).
+    targets.append(.target(name: "KataBench", path: "Benchmarks/KataBench"))
+}
+if maintainerTestsBuilt || !benchmarks.isEmpty {
+    targets.append(.target(name: "DictionaryBench", dependencies: ["KataBench"], path: "Benchmarks/DictionaryBench"))
+}
+if maintainerTestsBuilt { targets += maintainerTests }
+targets += benchmarks.map(benchmarkExecutable)
+if variant != nil {
+    // What the "exits early" variants call at each entry point.
+    targets.append(.target(name: "KataTripwire", path: "Grader/Variants/Tripwire"))
+}
+targets += modelTargets
+targets += learnerModelTargetList
+
 let package = Package(
     name: "ConcurrencyKata",
     // Without this, SwiftPM builds for macOS 10.13, where async functions, actors and Swift Testing
@@ -289,21 +319,7 @@ let package = Package(
     // loses anything by it (developer.apple.com/xcode/system-requirements), and `Mutex` (macOS 15)
     // may be used everywhere.
     platforms: [.macOS(.v15)],
-    products: (suitesOnly ? [] : [
-        .executable(name: "grader", targets: ["grader"]),
-    ]) + benchmarks.map { .executable(name: "bench-\($0)", targets: ["bench-\($0)"]) },
-    targets: exercises.map(exerciseTarget) + exercises.map(exerciseSuite) + exercisesWithGivenCode.map(givenTarget)
-        + exercisesWithSuiteModel.flatMap(suiteModelTargets) + [
-        // What every suite uses: start barriers, deadlines, meters, exit-test reports.
-        .target(name: "KataTestSupport", path: "Tests/KataTestSupport", swiftSettings: raceCanarySettings),
-    ] + graderTargets + (usesKataBench ? [
-        // The benchmarks' harness and the dictionary baselines (finished code, like Given/).
-        .target(name: "KataBench", path: "Benchmarks/KataBench"),
-    ] : []) + (maintainerTestsBuilt || !benchmarks.isEmpty ? [
-        .target(name: "DictionaryBench", dependencies: ["KataBench"], path: "Benchmarks/DictionaryBench"),
-    ] : []) + (maintainerTestsBuilt ? maintainerTests : []) + benchmarks.map(benchmarkExecutable) + (variant == nil ? [] : [
-        // What the "exits early" variants call at each entry point.
-        .target(name: "KataTripwire", path: "Grader/Variants/Tripwire"),
-    ]) + modelTargets + learnerModelTargetList,
+    products: products,
+    targets: targets,
     swiftLanguageModes: [.v6]
 )
