@@ -42,6 +42,7 @@ let allExercises = [
     "RunLoopThread",
     "GatesAndOnce",
     "MainHop",
+    "FanOutFanIn",
 ]
 
 /// Exercises that come with finished code from another topic (a base class, a data type).
