@@ -101,7 +101,7 @@ struct BlockFanOutTests {
         else { return }
         let counts = queue.blocksWhenQueued.current
         queue.isSuspended = false
-        #expect(counts == [5], Comment(rawValue: "When the BlockOperation was added to the queue it had \(counts.map(String.init).joined(separator: ", ")) execution blocks, expected all 5. A block added after the operation was queued races with its start: Apple platforms raise an exception, swift-corelibs-foundation stops the process once it has started, and a block added in time by luck is missed by nothing but chance. Add every block, then queue the operation."))
+        #expect(counts == [5], Comment(rawValue: "When the BlockOperation was added to the queue it had \(counts.map(String.init).joined(separator: ", ")) execution blocks, expected all 5. A block added after the operation was queued races with its start: Apple platforms raise an exception, swift-corelibs-foundation stops the process once it has started; whether every block comes in time is left to chance. Add every block, then queue the operation."))
         Deadline.waitUntil(seconds: Deadline.promptSeconds, in: "a BlockOperation of five parts", waitingFor: "the completion", { done.current })
     }
 
