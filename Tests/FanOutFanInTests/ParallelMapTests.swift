@@ -93,10 +93,8 @@ struct ParallelMapTests {
         }
     }
 
-    @Test(
-        "parallelMap runs calls of transform at the same time on a machine with two or more cores (a one-core machine cannot show it: the check does not run there)",
-        .enabled(if: ProcessInfo.processInfo.activeProcessorCount >= 2, "This machine has one core: it cannot show calls of transform overlapping, so this check does not run and earns nothing here.")
-    )
+    @Test("parallelMap runs calls of transform at the same time on a machine with two or more cores (a one-core machine cannot show it: the check does not run there)",
+          .enabled(if: ProcessInfo.processInfo.activeProcessorCount >= 2, "This machine has one core: it cannot show calls of transform overlapping, so this check does not run and earns nothing here."))
     func parallelMapOverlaps() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
             IsolatedCheck.begin(in: "parallelMap's overlap")
@@ -107,14 +105,14 @@ struct ParallelMapTests {
     }
 
     static func overlaps() {
-        // Each call waits (1 s at most, until one call has waited that long in vain) for a second
+        // Each call waits (2 s at most, until one call has waited that long in vain) for a second
         // call to be inside transform at the same time: a rendezvous, not a stopwatch.
         let meter = ConcurrencyMeter()
         let gaveUp = Locked(false)
         let input = Array(0..<16)
         let result = parallelMap(input, chunkSize: 1) { element in
             meter.measure {
-                if !gaveUp.current, !Deadline.happens(within: 1.0, { meter.peak >= 2 }) {
+                if !gaveUp.current, !Deadline.happens(within: 2.0, { meter.peak >= 2 }) {
                     gaveUp.withLock { $0 = true }
                 }
                 return value(element)
@@ -124,7 +122,7 @@ struct ParallelMapTests {
             Issue.record(Comment(rawValue: words))
             return
         }
-        #expect(meter.peak >= 2, Comment(rawValue: "On this machine with \(ProcessInfo.processInfo.activeProcessorCount) cores, parallelMap of 16 elements in chunks of 1 never had two calls of transform running at once (each waited up to 1 s for another): the work ran one call at a time, as it does with a lock around the whole transform. Lock only what the iterations share, never the work itself."))
+        #expect(meter.peak >= 2, Comment(rawValue: "On this machine with \(ProcessInfo.processInfo.activeProcessorCount) cores, parallelMap of 16 elements in chunks of 1 never had two calls of transform running at once (each waited up to 2 s for another): the work ran one call at a time, as it does with a lock around the whole transform. Lock only what the iterations share, never the work itself."))
     }
 
     @Test("parallelMap runs no more calls of transform at once than the machine has cores, also when they block")

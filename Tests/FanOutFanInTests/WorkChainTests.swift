@@ -34,14 +34,25 @@ struct WorkChainTests {
             }
         }
 
-        /// Waits for the completion; gives up early when, after `start` returned, nothing at all
-        /// happened for a while (an untouched stub).
+        /// Set by a block the check puts on the chain's queue after `start` returned: a chain that
+        /// put its first step there ran it before.
+        let probed = Locked(false)
+
+        func probe(_ queue: MarkedQueue) {
+            queue.queue.async { [self] in probed.withLock { $0 = true } }
+        }
+
+        /// True when, well after `start` returned, the chain's queue has run the check's probe and
+        /// no step: the chain never started (an untouched stub).
+        var neverStarted: Bool { steps.current.isEmpty && probed.current && started.seconds > quietSeconds }
+
+        /// Waits for the completion; gives up early when the chain never started.
         func waitForCompletion(in place: String) -> Bool {
             Deadline.waitUntil(
                 seconds: Deadline.promptSeconds, in: place, waitingFor: "the chain's completion",
                 unless: { [self] in
-                    steps.current.isEmpty && started.seconds > quietSeconds
-                        ? "start(with:) returned and, \(Int(quietSeconds * 1000)) ms later, no step had run and the completion had not been called: the chain never started." : nil
+                    neverStarted
+                        ? "start(with:) returned, a block put on the chain's queue after it has run, and \(Int(quietSeconds * 1000)) ms later no step had run and the completion had not been called: the chain never started." : nil
                 }, { [self] in !outcomes.current.isEmpty })
         }
     }
@@ -64,6 +75,7 @@ struct WorkChainTests {
             record.step(2, on: queue) { $0 - 3 }, record.step(3, on: queue) { $0 * 10 },
         ])
         chain.start(with: 5, completion: record.completion(on: queue))
+        record.probe(queue)
         guard record.waitForCompletion(in: "a chain of four steps") else { return }
         // One more turn of the chain's queue, for a second completion that would follow the first.
         queue.queue.sync {}
@@ -103,11 +115,12 @@ struct WorkChainTests {
             record.step(2, on: queue) { $0 + 1 }, record.step(3, on: queue) { $0 + 1 },
         ])
         chain.start(with: 0, completion: record.completion(on: queue))
+        record.probe(queue)
         guard Deadline.waitUntil(
             seconds: Deadline.promptSeconds, in: "a chain of four steps", waitingFor: "step 1 running",
             unless: {
-                record.steps.current.isEmpty && record.started.seconds > quietSeconds
-                    ? "start(with:) returned and, \(Int(quietSeconds * 1000)) ms later, no step had run: the chain never started." : nil
+                record.neverStarted
+                    ? "start(with:) returned, a block put on the chain's queue after it has run, and \(Int(quietSeconds * 1000)) ms later no step had run: the chain never started." : nil
             }, { inside.current })
         else { gate.signal(); return }
         chain.cancel()

@@ -1,5 +1,9 @@
 import Foundation
 
+// The reference, except that the graph's dependencies go to the operations at once, and
+// removeDependency calls Operation.removeDependency: in swift-corelibs-foundation an unfinished
+// dependency removed that way stays counted, and its operation never becomes ready.
+
 /// Why a graph did not run.
 public enum GraphError: Error, Equatable, Sendable {
     /// The dependencies form a cycle: no node of it could ever start.
@@ -40,21 +44,23 @@ public final class OperationGraph: @unchecked Sendable {
 
     /// `name` starts only after `dependency` finished. Unknown names are ignored.
     public func addDependency(_ name: String, on dependency: String) {
-        lock.withLock {
-            guard nodes[name] != nil, nodes[dependency] != nil else { return }
-            edges[name, default: []].insert(dependency)
-        }
+        guard let (node, other) = pair(name, dependency) else { return }
+        lock.withLock { _ = edges[name, default: []].insert(dependency) }
+        node.operation.addDependency(other.operation)
     }
 
     /// Takes back `addDependency(name, on: dependency)`, before `run`.
-    ///
-    /// The graph keeps its edges itself and gives them to the operations only in `run`:
-    /// swift-corelibs-foundation's `Operation.removeDependency` takes an unfinished dependency off
-    /// the list but does not lower the count that `isReady` reads (`Operation.swift`: it lowers
-    /// it only when the dependency is finished and the operation cancelled), so on Linux an
-    /// operation whose unfinished dependency was removed never becomes ready.
     public func removeDependency(_ name: String, on dependency: String) {
+        guard let (node, other) = pair(name, dependency) else { return }
         lock.withLock { _ = edges[name]?.remove(dependency) }
+        node.operation.removeDependency(other.operation)
+    }
+
+    private func pair(_ name: String, _ dependency: String) -> (Node, Node)? {
+        lock.withLock {
+            guard let node = nodes[name], let other = nodes[dependency] else { return nil }
+            return (node, other)
+        }
     }
 
     /// Runs every node and calls `completion` once with every node's result, or at once with
@@ -64,11 +70,6 @@ public final class OperationGraph: @unchecked Sendable {
         if hasCycle(edges) {
             completion(.failure(.cycle))
             return
-        }
-        for (name, dependencies) in edges {
-            for dependency in dependencies {
-                if let node = nodes[name], let other = nodes[dependency] { node.operation.addDependency(other.operation) }
-            }
         }
         // The collecting operation goes on one of the nodes' queues, which the caller keeps alive.
         guard let home = nodes.keys.sorted().first.flatMap({ nodes[$0]?.queue }) else {
