@@ -94,7 +94,7 @@ func variantFolder(of name: String) -> String? {
 
 /// `KATA_BENCH=1` (what `grader bench` sets, with its own scratch path): add the benchmark
 /// executables, which link the learner's exercise modules; see `Benchmarks/`.
-let benchmarked = ["ThreadSafeDictionary", "ThrottledDownloader", "AsyncOperation"]
+let benchmarked = ["ThreadSafeDictionary", "ThrottledDownloader", "AsyncOperation", "FanOutFanIn"]
 let benchmarks = Context.environment["KATA_BENCH"] == "1" ? benchmarked.filter(exercises.contains) : []
 
 func benchmarkExecutable(_ name: String) -> Target {

@@ -98,7 +98,10 @@ struct OperationGraphTests {
         // "first" blocks while it waits: a serial queue under it runs it on a thread of its own
         // (libdispatch's overcommit pool), so that "second" still finds a thread in the global
         // pool, which grows only about once a second (src/event/workqueue.c).
-        first.underlyingQueue = DispatchQueue(label: "kata.graph.removed.1.thread")
+        // (The queue holds its underlying queue unowned(unsafe) in swift-corelibs-foundation: keep it.)
+        let thread = DispatchQueue(label: "kata.graph.removed.1.thread")
+        first.underlyingQueue = thread
+        defer { withExtendedLifetime(thread) {} }
         let record = Record()
         let graph = OperationGraph()
         let waitedInVain = Locked(false)
