@@ -95,7 +95,7 @@ try BenchReport(
         + "(swift-corelibs-foundation runs its blocks one after another; Apple platforms at the same time). "
         + "\(settings.warmUps) warm-up run, then the median of \(settings.runs) runs. Release build.",
     workloads: [BenchReport.Workload(
-        name: "one job, five ways", description: "time for every part's result to be in, against the number of parts",
+        name: "one job: the serial baseline and five ways", description: "time for every part's result to be in, against the number of parts",
         xLabel: "parts", x: counts,
         series: [
             series("serial map", baseline: true, serial),
