@@ -46,6 +46,7 @@ let allExercises = [
     "RunLoopThread",
     "GatesAndOnce",
     "MainHop",
+    "FanOutFanIn",
 ]
 
 /// Exercises that come with finished code from another topic (a base class, a data type).
@@ -97,7 +98,7 @@ func variantFolder(of name: String) -> String? {
 
 /// `KATA_BENCH=1` (what `grader bench` sets, with its own scratch path): add the benchmark
 /// executables, which link the learner's exercise modules; see `Benchmarks/`.
-let benchmarked = ["ThreadSafeDictionary", "ThrottledDownloader", "AsyncOperation"]
+let benchmarked = ["ThreadSafeDictionary", "ThrottledDownloader", "AsyncOperation", "FanOutFanIn"]
 let benchmarks = Context.environment["KATA_BENCH"] == "1" ? benchmarked.filter(exercises.contains) : []
 
 func benchmarkExecutable(_ name: String) -> Target {

@@ -29,6 +29,8 @@ enum Concepts {
                          "挂起/恢复、OperationQueue.isSuspended、只执行一次的初始化"),
         "MainHop": ("back to the main queue, a bounded wait, messages over a pipe, signal sources",
                     "回到主队列、有上限的等待、通过管道传递消息、信号源"),
+        "FanOutFanIn": ("fan-out and fan-in: concurrentPerform, DispatchWorkItem.notify chains, operation graphs, BlockOperation",
+                        "分发与汇合：concurrentPerform、DispatchWorkItem.notify 链、操作图、BlockOperation"),
     ]
 
     /// The concept of `exercise` in the current language ("" when the map lacks it).

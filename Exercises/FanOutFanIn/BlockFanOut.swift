@@ -1,0 +1,18 @@
+import Foundation
+
+/// Fan-out and fan-in with one `BlockOperation`, and an operation run by hand outside any queue.
+///
+/// Your task (see README.md in this folder).
+public enum BlockFanOut {
+    /// Runs every part as an execution block of one `BlockOperation` on `queue`; `completion`
+    /// gets every part's result, in part order, once every block has run.
+    public static func run(_ parts: [@Sendable () -> Int], on queue: OperationQueue, completion: @escaping @Sendable ([Int]) -> Void) {
+        // TODO: one BlockOperation, one addExecutionBlock per part, a completionBlock, then queue it.
+    }
+
+    /// Runs `operation` on the calling thread, outside any queue, and returns once it is finished
+    /// (also when it is asynchronous and its start() returns before its work is done).
+    public static func runStandalone(_ operation: Operation) {
+        // TODO: start() by hand, then wait until the operation is finished.
+    }
+}
