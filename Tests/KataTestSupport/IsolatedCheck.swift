@@ -67,6 +67,8 @@ public enum IsolatedCheck {
             return nil
         case .exitCode(Watchdog.exitCode):
             return "Deadlock suspected in \(place): the isolated check did not finish before its watchdog ran out. Something in your code blocked or never returned."
+        case .exitCode(Watchdog.starvedExitCode):
+            return "Deadlock suspected in \(place): the isolated check did not finish before its watchdog ran out. \(GlobalQueues.starvedSentence)"
         case .exitCode(sanitizerExitCode):
             return "ThreadSanitizer reported a data race in \(place) (exit code 66); its report names the file and line. \(crashHint)"
         case .exitCode(let code):
@@ -97,6 +99,8 @@ public enum IsolatedCheck {
 /// Swift Testing waits for an exit test's child without a limit, so every isolated check starts one.
 public enum Watchdog {
     public static let exitCode: CInt = 86
+    /// The same, when a block sent to a global queue then did not start either (`GlobalQueues`).
+    public static let starvedExitCode: CInt = 87
     /// Far above what any isolated check needs on a correct solution, even on a loaded machine.
     public static let defaultSeconds: Double = 10
 
@@ -109,7 +113,7 @@ public enum Watchdog {
             var deadline = ProgressDeadline(seconds: quiet, limit: limit, progress: progress())
             while !deadline.expired(progress: progress()) { usleep(10_000) }
             FileHandle.standardError.write(Data((deadline.report(in: place, waitingFor: "the isolated check finishing") + "\n").utf8))
-            _exit(exitCode)
+            _exit(GlobalQueues.startWork() ? exitCode : starvedExitCode)
         }
         thread.start()
     }
@@ -119,7 +123,7 @@ public enum Watchdog {
         let thread = Thread {
             Thread.sleep(forTimeInterval: seconds)
             FileHandle.standardError.write(Data(message.utf8))
-            _exit(exitCode)
+            _exit(GlobalQueues.startWork() ? exitCode : starvedExitCode)
         }
         thread.start()
     }

@@ -54,6 +54,34 @@ struct IsolatedCheckTests {
         }
     }
 
+    @Test("A hang whose global queues cannot start a block says so; one whose queues can does not")
+    func starvedHangIsExplained() async {
+        await withKnownIssue {
+            let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
+                IsolatedCheck.begin(seconds: 0.2, in: "a starved check")
+                // More blocked blocks than a global pool has threads (swift-corelibs-libdispatch
+                // stops at DISPATCH_WORKQ_MAX_PTHREAD_COUNT, 255).
+                let gate = DispatchSemaphore(value: 0)
+                for _ in 0..<256 { DispatchQueue.global().async { gate.wait() } }
+                IsolatedCheckTests.waitForever()
+                IsolatedCheck.finish()
+            }
+            #expect(!IsolatedCheck.explain(ending, in: "a starved check", crashHint: "unused"))
+        } matching: { issue in
+            issue.comments.contains { $0.rawValue.hasPrefix("Deadlock suspected in a starved check") && $0.rawValue.hasSuffix(GlobalQueues.starvedSentence) }
+        }
+        await withKnownIssue {
+            let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
+                IsolatedCheck.begin(seconds: 0.2, in: "a quiet hang")
+                IsolatedCheckTests.waitForever()
+                IsolatedCheck.finish()
+            }
+            #expect(!IsolatedCheck.explain(ending, in: "a quiet hang", crashHint: "unused"))
+        } matching: { issue in
+            issue.comments.contains { $0.rawValue.hasPrefix("Deadlock suspected in a quiet hang") && !$0.rawValue.contains(GlobalQueues.starvedSentence) }
+        }
+    }
+
     @Test("exit(0) before the end fails, even from another thread")
     func earlyExitZeroFails() async {
         await withKnownIssue {
