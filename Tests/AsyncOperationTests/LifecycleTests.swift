@@ -156,7 +156,11 @@ struct LifecycleTests {
         }
         // Then cancel() once on each finished operation. Every finish() has returned, but one that
         // hands the transition to a private queue may still be announcing: cancel only once each
-        // operation's did(isFinished) is in, so that what comes after is cancel()'s.
+        // operation's did(isFinished) is in, so that what comes after is cancel()'s. Counted, not
+        // felt: swift-corelibs-foundation's Operation.cancel() returns at once when isFinished, and
+        // its Operation.observeValue ignores a did(isFinished) once its own state is .finished
+        // (Sources/Foundation/Operation.swift), so a second announcement changes nothing on Linux;
+        // with KVO every observer hears it again.
         guard Hopeless.waitUntilBlocking(in: "finish() from several threads", waitingFor: "a didChangeValue(forKey: \"isFinished\") from each of 100 operations",
                                  { operations.allSatisfy { $0.notifications.contains { $0.key == "isFinished" && $0.phase == .did } } },
                                  unless: { firstReason(operations) { $0.settledHopeless } }) else { return }
