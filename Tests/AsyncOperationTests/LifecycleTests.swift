@@ -171,7 +171,11 @@ struct LifecycleTests {
         for (operation, before) in zip(operations, announcedBeforeCancel) {
             let notes = operation.notifications
             let afterCancel = notes.dropFirst(before).filter { $0.key == "isFinished" && $0.phase == .did }.count
-            if afterCancel > 0 { cancelProblems.append("\(afterCancel) more didChangeValue(forKey: \"isFinished\") call\(afterCancel == 1 ? "" : "s") after cancel()") }
+            if afterCancel == 1 {
+                cancelProblems.append("a didChangeValue(forKey: \"isFinished\") after cancel()")
+            } else if afterCancel > 1 {
+                cancelProblems.append("\(afterCancel) didChangeValue(forKey: \"isFinished\") calls after cancel()")
+            }
             if operation.state != .finished || !operation.isFinished || operation.isExecuting {
                 cancelProblems.append("state .\(operation.state.rawValue) (isFinished \(operation.isFinished), isExecuting \(operation.isExecuting)) after cancel()")
             }

@@ -140,11 +140,12 @@ struct QueueTests {
         // (Unmanaged.passRetained) until its completion block returns, and a right finish() may
         // still be returning on another thread: a moment, hence the wait.
         let freed = await Hopeless.happens(within: Deadline.promptSeconds) { worked.value == nil && cancelled.value == nil }
+        let seconds = Int(Deadline.promptSeconds)
         let kept = [(worked.value, "finished by its work"), (cancelled.value, "cancelled before it started")].filter { $0.0 != nil }.map(\.1)
-        let which = kept.count == 2
-            ? "Neither AsyncOperation run in the OperationQueue (one finished by its work, one cancelled before it started) was"
-            : "The AsyncOperation run in the OperationQueue and \(kept.first ?? "") was not"
-        #expect(freed, "\(which) freed within \(Int(Deadline.promptSeconds)) s after the completionBlock ran and the queue and the owner let go: something still holds a strong reference. Look for a closure the operation keeps that captures the operation itself, or a reference to itself that is not cleared on every way to .finished (also when start() finds it cancelled).")
+        let observed = kept.count == 2
+            ? "Neither AsyncOperation run in the OperationQueue, the one finished by its work nor the one cancelled before it started, was freed within \(seconds) s after its completionBlock ran and the queue and the owner let go."
+            : "The AsyncOperation run in the OperationQueue and \(kept.first ?? "finished") was not freed within \(seconds) s after its completionBlock ran and the queue and the owner let go."
+        #expect(freed, "\(observed) Something still holds a strong reference: look for a closure the operation keeps that captures the operation itself, or a reference to itself that is not cleared on every way to .finished (also when start() finds it cancelled).")
     }
 }
 
