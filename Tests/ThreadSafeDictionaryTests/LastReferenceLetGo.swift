@@ -23,6 +23,7 @@ enum LastReferenceLetGo {
 
     static let place = "a dictionary of 19 values let go on another thread"
     static let subscriptKeys = 16
+    static let throwingStep = "count, called after a mutate whose body threw"
 
     /// Records an issue and returns false when something went wrong; `progress` is moved after
     /// each step, for the child's watchdog.
@@ -31,12 +32,16 @@ enum LastReferenceLetGo {
         let handedOver = Locked<ThreadSafeDictionary<Int, Watched>?>(nil)
         let dictionary = Locked<Weak?>(nil)
         let values = Locked<[Weak]>([])
-        let writer = ThreadGang.spawn { fill(handingOverTo: handedOver, dictionary: dictionary, values: values) }
-        guard Deadline.wait(
-            for: writer, seconds: Deadline.promptSeconds, in: place,
-            waitingFor: "the thread filling it returning",
-            hint: "It stored 19 values, then called mutate with a body that throws, then count. A body that throws must leave the dictionary as usable as before: release the lock or semaphore with defer, so that it is released on the throwing path too (queue.sync does that for you).")
-        else { return false }
+        let step = Locked("subscript set")
+        let writer = ThreadGang.spawn { fill(handingOverTo: handedOver, dictionary: dictionary, values: values, step: step) }
+        guard writer.wait(timeout: .now() + Deadline.promptSeconds) == .success else {
+            let stuck = step.current
+            let hint = stuck == throwingStep
+                ? " A body that throws must leave the dictionary as usable as before: give the lock or semaphore back with defer, so that it is given back on the throwing path too (queue.sync does that for you)."
+                : ""
+            Issue.record("Deadlock suspected in \(place): the thread filling it did not return within \(Int(Deadline.promptSeconds)) s; it was inside \(stuck).\(hint)")
+            return false
+        }
         progress()
         // The filling thread has returned: the dictionary is held by `handedOver` alone (and by
         // a queued barrier block, if a write was asynchronous).
@@ -73,7 +78,7 @@ enum LastReferenceLetGo {
     /// the function.
     static func fill(
         handingOverTo handedOver: Locked<ThreadSafeDictionary<Int, Watched>?>,
-        dictionary watched: Locked<Weak?>, values: Locked<[Weak]>
+        dictionary watched: Locked<Weak?>, values: Locked<[Weak]>, step: Locked<String>
     ) {
         func watching(_ value: Watched) -> Watched {
             values.withLock { $0.append(Weak(value)) }
@@ -81,15 +86,23 @@ enum LastReferenceLetGo {
         }
         let dictionary = ThreadSafeDictionary<Int, Watched>()
         watched.withLock { $0 = Weak(dictionary) }
+        func doing(_ name: String) { step.withLock { $0 = name } }
         for key in 0..<subscriptKeys { dictionary[key] = watching(Watched()) }
+        doing("value(forKey:orInsert:)")
         _ = dictionary.value(forKey: subscriptKeys, orInsert: { watching(Watched()) })
+        doing("withValue(forKey:_:)")
         dictionary.withValue(forKey: subscriptKeys + 1) { $0 = watching(Watched()) }
+        doing("mutate")
         dictionary.mutate { $0[subscriptKeys + 2] = watching(Watched()) }
         // Replaced: the value it replaces must be freed as well.
+        doing("subscript set")
         dictionary[0] = watching(Watched())
+        doing("a mutate whose body throws")
         _ = try? dictionary.mutate { _ in throw Refused() }
+        doing(throwingStep)
         _ = dictionary.count
         // Writes just made: asynchronous barrier writes may still be queued when it is let go.
+        doing("subscript set")
         for key in 1...3 { dictionary[key] = watching(Watched()) }
         handedOver.withLock { $0 = dictionary }
     }
