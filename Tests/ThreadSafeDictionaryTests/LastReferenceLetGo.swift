@@ -6,11 +6,11 @@ import ThreadSafeDictionary
 
 /// The end of a dictionary's life: one thread fills it with every kind of write (one of them
 /// with a body that throws), hands it to another thread, and that thread lets go of the last
-/// reference at once, while a write made
-/// with `async(flags: .barrier)` may still be queued (its block then holds the dictionary for a
-/// moment, which is right). Then the dictionary and every value it held must be freed: nothing
-/// but the dictionary may keep them. Runs inside the memory-safety check's child process, after
-/// its threads are done: a crash here is a crash of that check.
+/// reference at once, while a write made with `async(flags: .barrier)` may still be queued (its
+/// block then holds the dictionary for a moment, which is right). Then the dictionary and every
+/// value it held must be freed: nothing but the dictionary may keep them. Runs inside the
+/// memory-safety check's child process, after its threads are done: a crash here is a crash of
+/// that check.
 enum LastReferenceLetGo {
     /// A value whose end a weak reference can see.
     final class Watched: Sendable {}
