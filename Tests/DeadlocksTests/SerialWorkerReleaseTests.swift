@@ -86,21 +86,19 @@ extension SerialWorkerTests {
             return false
         }
         gate.signal()
-        let allRan = Deadline.waitUntil(seconds: Deadline.promptSeconds, in: "a worker let go inside one of its own async bodies",
-                                        waitingFor: "the three bodies queued before running",
-                                        hint: "The owner let go inside the second body, with a third queued after it. async promised to run every body: a DispatchQueue runs what is queued on it after the worker is gone, so deinit must neither cancel the queued bodies nor wait for them.") {
-            ran.current.count == 3
+        guard Deadline.happens(within: Deadline.promptSeconds, { ran.current.count == 3 }) else {
+            Issue.record(Comment(rawValue: "Three async bodies were queued on a worker whose last reference then went inside the second one; within \(Deadline.promptSeconds) s only \(ran.current) ran. async promised to run every body: a DispatchQueue runs what is queued on it after the worker is gone, so deinit must neither cancel the queued bodies nor wait for them."))
+            return false
         }
-        guard allRan else { return false }
         guard ran.current == [1, 2, 3] else {
             Issue.record(Comment(rawValue: "Three async bodies queued on a worker let go meanwhile ran in the order \(ran.current): a serial worker runs them first in, first out, also after its last reference is gone."))
             return false
         }
-        return Deadline.waitUntil(seconds: Deadline.promptSeconds, in: "a worker let go inside one of its own async bodies",
-                                  waitingFor: "the worker being freed",
-                                  hint: "Its last reference went inside its own body and every queued body has run: something else still holds the worker (a closure it stores that captures self strongly, for example).") {
-            released.value == nil
+        guard Deadline.happens(within: Deadline.promptSeconds, { released.value == nil }) else {
+            Issue.record(Comment(rawValue: "A worker whose last reference went inside one of its own async bodies was still alive \(Deadline.promptSeconds) s after every queued body had run: something else still holds it (a closure it keeps that captures self strongly, for example)."))
+            return false
         }
+        return true
     }
 
     struct Replaced {
@@ -173,11 +171,11 @@ extension SerialWorkerTests {
             Issue.record(Comment(rawValue: "A worker let go while its first async body ran and two more were queued: the bodies ran \(seen.ran) within \(Deadline.promptSeconds) s, expected [1, 2, 3]. async promised to run every body, first in, first out, also after the worker's last reference is gone: a DispatchQueue keeps itself alive until what is queued on it has run."))
             return nil
         }
-        let freed = Deadline.waitUntil(seconds: Deadline.promptSeconds, in: releasePlace, waitingFor: "the worker being freed",
-                                       hint: "It was let go and every queued body has run: something else still holds the worker (a closure it stores that captures self strongly, for example).") {
-            released.value == nil
+        guard Deadline.happens(within: Deadline.promptSeconds, { released.value == nil }) else {
+            Issue.record(Comment(rawValue: "A worker let go while async bodies were queued was still alive \(Deadline.promptSeconds) s after every queued body had run: something else still holds it (a closure it keeps that captures self strongly, for example)."))
+            return nil
         }
-        return freed ? seen : nil
+        return seen
     }
 }
 
