@@ -160,7 +160,7 @@ extension SerialWorkerTests {
                 record.withLock { $0.freshAsyncDone = true }
             }
             gate.signal()
-            steps.waitFor("the old worker's three bodies, the last of which calls sync on the new worker, finishing",
+            steps.waitFor("the old worker's three bodies, the second of which calls sync on the new worker, finishing",
                           ifStuck: "newWorker.sync, called from the old worker's body, should wait for the new worker's own queue, nothing else.")
             _ = oldDone.wait(timeout: .now() + Deadline.promptSeconds)
             withExtendedLifetime(fresh) {}
