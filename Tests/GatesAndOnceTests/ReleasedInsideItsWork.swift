@@ -17,83 +17,89 @@ extension SessionDecisionTests {
 
     static let ownQueueCrashHint = "The process crashed while a work was letting its session's last reference go, so the session's deinit ran on the session's own queue, in the middle of that work. There, queue.sync { … } onto the session's queue traps (libdispatch: \"dispatch_sync called on queue already owned by current thread\"), and any wait for that queue waits for itself. A deinit must not wait for its queue: if the gate is still closed, decide .refused and resume; the queued blocks run on their own, after the session is gone."
 
-    /// What the first work of a session saw, in order.
-    struct Holder: Sendable {
-        var running = false
-        var returned = false
+    /// One session of the phase, seen from outside: its first work's progress, what the works
+    /// behind it heard, whether the session is still alive, and the box that holds it.
+    final class Released: Sendable {
+        let granted: Bool
+        let letGo = DispatchSemaphore(value: 0)
+        let running = Locked(false)
+        let returned = Locked(false)
+        let heard = Locked([(item: Int, access: Access, sessionAlive: Bool)]())
+        let alive = Weak<SessionQueue>()
+        let owner = Locked<SessionQueue?>(nil)
+
+        init(granted: Bool) { self.granted = granted }
     }
 
-    /// 10 sessions, granting and refusing in turn. Each has a first work that the check holds and
-    /// that holds, in a box, the session's only reference besides the check's, then 3 more works;
-    /// the session is opened and the check lets go of its own reference. Then the first work goes
-    /// on: it queues one more work on the session and empties the box, so that the session's last
-    /// reference goes inside that work, on the session's queue (or with the last block that holds
-    /// it, on the same queue). The work must return, the session be freed, and the 4 works after
-    /// it run, in order, told the decision. Returns false once it recorded a failure.
+    /// 10 sessions, granting and refusing in turn, side by side. Each has a first work that holds
+    /// until the check lets it go, and that holds, in a box, the session's only reference besides
+    /// the check's; then 3 more works. The sessions are opened and the check lets go of its own
+    /// references. Then each first work goes on: it queues one more work on its session and
+    /// empties the box, so that the session's last reference goes inside that work, on the
+    /// session's queue (or with the last block that holds it, on the same queue). Each such work
+    /// must return, each session be freed, and the 4 works after it run, in order, told the
+    /// decision. Returns false once it recorded a failure.
     static func releasedInsideItsWork() -> Bool {
-        let sessions = 10, after = 3, queuedInside = 100
-        for number in 0..<sessions {
-            let granted = number.isMultiple(of: 2)
-            let expected: Access = granted ? .granted : .refused
-            let letGo = DispatchSemaphore(value: 0)
-            let holder = Locked(Holder())
-            let heard = Locked([(item: Int, access: Access, sessionAlive: Bool)]())
-            let alive = Weak<SessionQueue>()
-            let owner = Locked<SessionQueue?>(nil)
-            do {
-                let session = SessionQueue(label: "kata.session.inside.\(number)")
-                alive.value = session
-                owner.withLock { $0 = session }
-                session.async { _ in
-                    holder.withLock { $0.running = true }
-                    // Held until the check has let go of its own reference (bounded: the check
-                    // reports a work that never ran, and the watchdog ends a stuck process).
-                    guard letGo.wait(timeout: .now() + Patience.outer) == .success else { return }
-                    FileHandle.standardError.write(Data((lettingGo + "\n").utf8))
-                    do {
-                        // Out of the box first: the box's lock is not held while the session goes.
-                        let last = owner.withLock { box -> SessionQueue? in
-                            defer { box = nil }
-                            return box
-                        }
-                        last?.async { access in
-                            let sessionAlive = alive.value != nil
-                            heard.withLock { $0.append((queuedInside, access, sessionAlive)) }
-                        }
-                    }  // the last reference to the session goes here, on the session's queue
-                    FileHandle.standardError.write(Data((letGoDone + "\n").utf8))
-                    holder.withLock { $0.returned = true }
-                }
-                for item in 0..<after {
-                    session.async { access in
-                        let sessionAlive = alive.value != nil
-                        heard.withLock { $0.append((item, access, sessionAlive)) }
+        let after = 3, queuedInside = 100
+        let all = (0..<10).map { Released(granted: $0.isMultiple(of: 2)) }
+        for (number, released) in all.enumerated() {
+            let session = SessionQueue(label: "kata.session.inside.\(number)")
+            released.alive.value = session
+            released.owner.withLock { $0 = session }
+            session.async { _ in
+                released.running.withLock { $0 = true }
+                // Held until the check has let go of its own reference (bounded: the check
+                // reports a work that never returned, and the watchdog ends a stuck process).
+                guard released.letGo.wait(timeout: .now() + Patience.outer) == .success else { return }
+                FileHandle.standardError.write(Data((lettingGo + "\n").utf8))
+                do {
+                    // Out of the box first: the box's lock is not held while the session goes.
+                    let last = released.owner.withLock { box -> SessionQueue? in
+                        defer { box = nil }
+                        return box
                     }
-                }
-                session.open(granted: granted)
-            }  // the check's own reference goes here
-            guard Patience.waitUntil(in: ownQueuePlace, waitingFor: "the first work running after open(granted: \(granted))",
-                                     hint: "open() must release the queued work.", { holder.current.running })
-            else { letGo.signal(); return false }
-            letGo.signal()
-            guard Patience.waitUntil(
-                in: ownQueuePlace, waitingFor: "the work that let go of its session's last reference returning",
-                hint: "The work queued one more work on its session, let go of the session's last reference, and did not return: the session's deinit runs there, on the session's own queue, in the middle of that work. A deinit that waits for the session's queue (a sync onto it, a group's or a semaphore's wait for its blocks) waits for itself there: the queue runs the very work that is waiting. Let deinit only decide .refused (if nobody decided) and resume; the queued blocks run on their own.",
-                { holder.current.returned })
-            else { return false }
-            let total = after + 1
-            guard Patience.waitUntil(
-                in: ownQueuePlace, waitingFor: "the \(total) works queued behind the one that let the session go running",
-                hint: "Work queued on a session runs once the gate is open, also when the session's last reference went inside one of its own works.",
-                progress: { heard.current.count }, { heard.current.count >= total })
-            else { return false }
-            // Freed at once by the reference; a block that held the session lets it go when it ends.
-            guard Deadline.happens(within: Deadline.promptSeconds, { alive.value == nil }) else {
-                Issue.record("A session whose last reference was let go inside one of its own works, and whose works had all run, was still alive \(Patience.seconds(Deadline.promptSeconds)) s later: something still holds it (a block, or something the session keeps, that captures the session strongly).")
-                return false
+                    last?.async { access in
+                        let sessionAlive = released.alive.value != nil
+                        released.heard.withLock { $0.append((queuedInside, access, sessionAlive)) }
+                    }
+                }  // the last reference to the session goes here, on the session's queue
+                FileHandle.standardError.write(Data((letGoDone + "\n").utf8))
+                released.returned.withLock { $0 = true }
             }
-            Thread.sleep(forTimeInterval: 0.002)  // time for a duplicate call to show up
-            let seen = heard.current
+            for item in 0..<after {
+                session.async { access in
+                    let sessionAlive = released.alive.value != nil
+                    released.heard.withLock { $0.append((item, access, sessionAlive)) }
+                }
+            }
+            session.open(granted: released.granted)
+        }  // the check's own reference to each session goes at the end of each turn of the loop
+        for released in all { released.letGo.signal() }
+        guard Patience.waitUntil(in: ownQueuePlace, waitingFor: "the first work of each of \(all.count) sessions running after open()",
+                                 hint: "open() must release the queued work.",
+                                 progress: { all.count { $0.running.current } }, { all.allSatisfy { $0.running.current } })
+        else { return false }
+        guard Patience.waitUntil(
+            in: ownQueuePlace, waitingFor: "the works that let go of their session's last reference returning",
+            hint: "A work queued one more work on its session, let go of the session's last reference, and did not return: the session's deinit runs there, on the session's own queue, in the middle of that work. A deinit that waits for the session's queue (a sync onto it, a group's or a semaphore's wait for its blocks) waits for itself there: the queue runs the very work that is waiting. Let deinit only decide .refused (if nobody decided) and resume; the queued blocks run on their own.",
+            progress: { all.count { $0.returned.current } }, { all.allSatisfy { $0.returned.current } })
+        else { return false }
+        let total = after + 1
+        guard Patience.waitUntil(
+            in: ownQueuePlace, waitingFor: "the \(total) works queued behind the one that let its session go running, on each of \(all.count) sessions",
+            hint: "Work queued on a session runs once the gate is open, also when the session's last reference went inside one of its own works.",
+            progress: { all.reduce(0) { $0 + $1.heard.current.count } }, { all.allSatisfy { $0.heard.current.count >= total } })
+        else { return false }
+        // Freed at once by the reference; a block that held its session lets it go when it ends.
+        guard Deadline.happens(within: Deadline.promptSeconds, { all.allSatisfy { $0.alive.value == nil } }) else {
+            let kept = all.count { $0.alive.value != nil }
+            Issue.record("\(kept) of \(all.count) sessions whose last reference was let go inside one of their own works, and whose works had all run, were still alive \(Patience.seconds(Deadline.promptSeconds)) s later: something still holds them (a block, or something the session keeps, that captures the session strongly).")
+            return false
+        }
+        Thread.sleep(forTimeInterval: 0.002)  // time for a duplicate call to show up
+        for released in all {
+            let granted = released.granted, expected: Access = granted ? .granted : .refused
+            let seen = released.heard.current
             let order = seen.map(\.item), wanted = Array(0..<after) + [queuedInside]
             guard order == wanted else {
                 Issue.record("A session opened with open(granted: \(granted)) was let go inside its first work, after that work queued one more: the works behind it ran as \(order), expected \(wanted) (the \(after) queued before, then the one queued inside), each once, in submission order.")
