@@ -23,6 +23,8 @@ extension SessionDecisionTests {
         let granted: Bool
         let letGo = DispatchSemaphore(value: 0)
         let running = Locked(false)
+        /// The first work ran on the check's thread, inside `open()`.
+        let inline = Locked(false)
         let returned = Locked(false)
         let heard = Locked([(item: Int, access: Access, sessionAlive: Bool)]())
         let alive = Weak<SessionQueue>()
@@ -41,13 +43,20 @@ extension SessionDecisionTests {
     /// decision. Returns false once it recorded a failure.
     static func releasedInsideItsWork() -> Bool {
         let after = 3, queuedInside = 100
-        let all = (0..<10).map { Released(granted: $0.isMultiple(of: 2)) }
-        for (number, released) in all.enumerated() {
+        let sessions = (0..<10).map { Released(granted: $0.isMultiple(of: 2)) }
+        // The check's thread, held strongly (a freed Thread's address may be reused): a first work
+        // that runs on it was called inside open(), and must not wait for the check.
+        let checkThread = Locked<Thread?>(Thread.current)
+        for (number, released) in sessions.enumerated() {
             let session = SessionQueue(label: "kata.session.inside.\(number)")
             released.alive.value = session
             released.owner.withLock { $0 = session }
             session.async { _ in
                 released.running.withLock { $0 = true }
+                if Thread.current === checkThread.current {
+                    released.inline.withLock { $0 = true }
+                    return
+                }
                 // Held until the check has let go of its own reference (bounded: the check
                 // reports a work that never returned, and the watchdog ends a stuck process).
                 guard released.letGo.wait(timeout: .now() + Patience.outer) == .success else { return }
@@ -74,30 +83,34 @@ extension SessionDecisionTests {
             }
             session.open(granted: released.granted)
         }  // the check's own reference to each session goes at the end of each turn of the loop
-        for released in all { released.letGo.signal() }
-        guard Patience.waitUntil(in: ownQueuePlace, waitingFor: "the first work of each of \(all.count) sessions running after open()",
+        for released in sessions { released.letGo.signal() }
+        // Sessions whose first work ran inside open() are not let go inside it: said at the end,
+        // after what the others show (a decision lost with its session says more).
+        let inlined = sessions.filter { $0.inline.current }
+        let onQueue = sessions.filter { !$0.inline.current }
+        guard Patience.waitUntil(in: ownQueuePlace, waitingFor: "the first work of each of \(onQueue.count) sessions running after open()",
                                  hint: "open() must release the queued work.",
-                                 progress: { all.count { $0.running.current } }, { all.allSatisfy { $0.running.current } })
+                                 progress: { onQueue.count { $0.running.current } }, { onQueue.allSatisfy { $0.running.current } })
         else { return false }
         guard Patience.waitUntil(
             in: ownQueuePlace, waitingFor: "the works that let go of their session's last reference returning",
             hint: "A work queued one more work on its session, let go of the session's last reference, and did not return: the session's deinit runs there, on the session's own queue, in the middle of that work. A deinit that waits for the session's queue (a sync onto it, a group's or a semaphore's wait for its blocks) waits for itself there: the queue runs the very work that is waiting. Let deinit only decide .refused (if nobody decided) and resume; the queued blocks run on their own.",
-            progress: { all.count { $0.returned.current } }, { all.allSatisfy { $0.returned.current } })
+            progress: { onQueue.count { $0.returned.current } }, { onQueue.allSatisfy { $0.returned.current } })
         else { return false }
         let total = after + 1
         guard Patience.waitUntil(
-            in: ownQueuePlace, waitingFor: "the \(total) works queued behind the one that let its session go running, on each of \(all.count) sessions",
+            in: ownQueuePlace, waitingFor: "the \(total) works queued behind the one that let its session go running, on each of \(onQueue.count) sessions",
             hint: "Work queued on a session runs once the gate is open, also when the session's last reference went inside one of its own works.",
-            progress: { all.reduce(0) { $0 + $1.heard.current.count } }, { all.allSatisfy { $0.heard.current.count >= total } })
+            progress: { onQueue.reduce(0) { $0 + $1.heard.current.count } }, { onQueue.allSatisfy { $0.heard.current.count >= total } })
         else { return false }
         // Freed at once by the reference; a block that held its session lets it go when it ends.
-        guard Deadline.happens(within: Deadline.promptSeconds, { all.allSatisfy { $0.alive.value == nil } }) else {
-            let kept = all.count { $0.alive.value != nil }
-            Issue.record("\(kept) of \(all.count) sessions whose last reference was let go inside one of their own works, and whose works had all run, were still alive \(Patience.seconds(Deadline.promptSeconds)) s later: something still holds them (a block, or something the session keeps, that captures the session strongly).")
+        guard Deadline.happens(within: Deadline.promptSeconds, { onQueue.allSatisfy { $0.alive.value == nil } }) else {
+            let kept = onQueue.count { $0.alive.value != nil }
+            Issue.record("\(kept) of \(onQueue.count) sessions whose last reference was let go inside one of their own works, and whose works had all run, were still alive \(Patience.seconds(Deadline.promptSeconds)) s later: something still holds them (a block, or something the session keeps, that captures the session strongly).")
             return false
         }
         Thread.sleep(forTimeInterval: 0.002)  // time for a duplicate call to show up
-        for released in all {
+        for released in onQueue {
             let granted = released.granted, expected: Access = granted ? .granted : .refused
             let seen = released.heard.current
             let order = seen.map(\.item), wanted = Array(0..<after) + [queuedInside]
@@ -106,10 +119,18 @@ extension SessionDecisionTests {
                 return false
             }
             if let wrong = seen.first(where: { $0.access != expected }) {
-                let when = wrong.sessionAlive ? "while the session was still alive" : "after the session was freed"
-                Issue.record("A session opened with open(granted: \(granted)) was let go inside its first work: work \(wrong.item), queued \(wrong.item == queuedInside ? "inside that work" : "before it"), ran \(when) and was told \(said(wrong.access)). The decision made is what every work hears, whether the session is still alive or not: let the blocks capture the decision (a small shared box), not the session.")
+                let queued = wrong.item == queuedInside ? "inside that work" : "before it"
+                if wrong.sessionAlive {
+                    Issue.record("A session opened with open(granted: \(granted)) was let go inside its first work: work \(wrong.item), queued \(queued), ran while the session was still alive and was told \(said(wrong.access)). The first open() decides what every work hears.")
+                } else {
+                    Issue.record("A session opened with open(granted: \(granted)) was let go inside its first work: work \(wrong.item), queued \(queued), ran after the session was freed and was told \(said(wrong.access)). A decision, once made, is what every queued work hears, whether the session is still alive or not: a block that reads the decision through the session (`[weak self]` … `self?.decision ?? .refused`) loses it when the session goes. Let the blocks capture the decision itself (a small shared box, or the value), not the session.")
+                }
                 return false
             }
+        }
+        if let inline = inlined.first {
+            Issue.record("open(granted: \(inline.granted)) called the first work itself, on the caller's thread, inside that call: work runs on the session's own serial queue, never inside open().")
+            return false
         }
         return true
     }
