@@ -15,7 +15,9 @@ extension SessionDecisionTests {
     static let lettingGo = "[a work is letting its session go]"
     static let letGoDone = "[the work let its session go]"
 
-    static let ownQueueCrashHint = "The process crashed while a work was letting its session's last reference go, so the session's deinit ran on the session's own queue, in the middle of that work. There, queue.sync { … } onto the session's queue traps (libdispatch: \"dispatch_sync called on queue already owned by current thread\"), and any wait for that queue waits for itself. A deinit must not wait for its queue: if the gate is still closed, decide .refused and resume; the queued blocks run on their own, after the session is gone."
+    // The trap is libdispatch's: `__DISPATCH_WAIT_FOR_QUEUE__` in swift-corelibs-libdispatch
+    // `src/queue.c` crashes the client when the queue's drain lock is held by the calling thread.
+    static let ownQueueCrashHint = "The process crashed while a work was letting its session's last reference go, so the session's deinit ran on the session's own queue, in the middle of that work. There, queue.sync { … } onto the session's queue traps (libdispatch: \"dispatch_sync called on queue already owned by current thread\", on Linux without a word), and any wait for that queue waits for itself. A deinit must not wait for its queue: if the gate is still closed, decide .refused and resume; the queued blocks run on their own, after the session is gone."
 
     /// One session of the phase, seen from outside: its first work's progress, what the works
     /// behind it heard, whether the session is still alive, and the box that holds it.

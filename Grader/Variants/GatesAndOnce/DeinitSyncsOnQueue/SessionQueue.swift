@@ -16,8 +16,9 @@ public enum Access: Sendable, Equatable {
 /// `queue.sync {}`, to let every queued work be told before the session goes. Released on another
 /// thread it only waits (for as long as the queue's current work runs); released inside one of
 /// its own works, its deinit runs on the session's own queue, and a sync onto the queue the thread
-/// is running traps in libdispatch. The decision check lets a session go inside its own work and
-/// catches it there (a crash).
+/// is running traps in libdispatch (`__DISPATCH_WAIT_FOR_QUEUE__` in swift-corelibs-libdispatch
+/// `src/queue.c`: "dispatch_sync called on queue already owned by current thread"). The decision
+/// check lets a session go inside its own work and catches it there (a crash).
 ///
 /// What follows is the reference's own description.
 ///
