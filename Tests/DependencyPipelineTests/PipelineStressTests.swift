@@ -4,11 +4,12 @@ import KataTestSupport
 import Testing
 
 /// Hundreds of items of random sizes and forms, random load delays and failures, corrupt files,
-/// and pipelines cancelled at random moments; every result must match a sequential reference.
-/// Isolated so that a crash is a failed check.
+/// and pipelines cancelled at random moments from another thread, also while `process` runs on
+/// its own; every result must match a sequential reference. Isolated so that a crash is a failed
+/// check.
 @Suite("Pipeline under stress", .exitIsAFailure)
 struct PipelineStressTests {
-    @Test("150 random items in 6 pipelines, some cancelled at random: every result matches the sequential reference or is .cancelled where a cancel came")
+    @Test("150 random items in 6 pipelines, some cancelled at random from another thread, also while process runs: every result matches the sequential reference or is .cancelled where a cancel came")
     func resultsMatchReference() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
             IsolatedCheck.begin(seconds: 20, in: "6 pipelines of 25 random items")
@@ -17,7 +18,7 @@ struct PipelineStressTests {
         }
         IsolatedCheck.explain(
             ending, in: "6 pipelines of 25 random items",
-            crashHint: "A crash here usually means a stage read another stage's output while it was being written, or the decoder trusted a corrupt header.")
+            crashHint: "A crash here usually means a stage read another stage's output while it was being written, the pipeline's list of stages was changed by process while cancelAll() read it on another thread, or the decoder trusted a corrupt header.")
     }
 
     enum Expected { case image(Bitmap), loadFailure, decodeFailure }
@@ -47,12 +48,18 @@ struct PipelineStressTests {
             work.append((ImagePipeline(maxConcurrentOperations: Int.random(in: 1...4)), sources, expected, filters, p % 3 == 2))
         }
         let probes = work.map { _ in PipelineProbe() }
+        var cancellers: [DispatchGroup] = []
         for (index, item) in work.enumerated() {
-            item.pipeline.process(item.sources, filters: item.filters, completion: probes[index].completion)
+            if item.cancelled {
+                guard let canceller = CrossThreadCancel.process(item.pipeline, item.sources, filters: item.filters, completion: probes[index].completion)
+                else { return }
+                cancellers.append(canceller)
+            } else {
+                item.pipeline.process(item.sources, filters: item.filters, completion: probes[index].completion)
+            }
         }
-        for item in work where item.cancelled {
-            usleep(UInt32.random(in: 0...20_000))
-            item.pipeline.cancelAll()
+        for canceller in cancellers {
+            guard Deadline.wait(for: canceller, in: "cancelAll() on another thread", waitingFor: "cancelAll() returning") else { return }
         }
         for (index, probe) in probes.enumerated() {
             guard probe.waitForCall(seconds: 5, in: "pipeline \(index) of 6", pipeline: work[index].pipeline, sources: work[index].sources) else { return }
