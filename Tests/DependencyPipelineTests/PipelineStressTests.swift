@@ -81,5 +81,30 @@ struct PipelineStressTests {
             }
         }
         #expect(problems.isEmpty, "\(problems.count) of 150 results did not match the sequential reference; first: \(problems.first ?? "").")
+        crossThreadRounds()
+    }
+
+    /// More meetings of `process` and `cancelAll()` on two threads, on small pipelines: each is
+    /// one more chance for the race check to see a list of stages without a lock (with only the
+    /// two meetings above, ThreadSanitizer missed it in 10 of 60 runs here), and each must still
+    /// end with one completion.
+    static func crossThreadRounds() {
+        let (image, file) = TestImages.random(width: 2, height: 2, color: false, plain: false)
+        let done = describe(.success(ReferenceFilter.apply(.invert, to: image)))
+        let cancelled = describe(.failure(.cancelled))
+        for round in 1...10 {
+            let sources = (0..<3).map { TestSource("round-\(round)-\($0)", bytes: file) }
+            let pipeline = ImagePipeline(maxConcurrentOperations: 2)
+            let probe = PipelineProbe()
+            guard let canceller = CrossThreadCancel.process(pipeline, sources, filters: [.invert], lastCancelWithin: 1_000, completion: probe.completion),
+                  Deadline.wait(for: canceller, in: "cancelAll() on another thread", waitingFor: "cancelAll() returning"),
+                  probe.waitForCall(in: "a pipeline cancelled from another thread while process ran", pipeline: pipeline, sources: sources)
+            else { return }
+            let got = probe.results.map(describe)
+            guard got.count == 3, got.allSatisfy({ $0 == done || $0 == cancelled }) else {
+                Issue.record("A pipeline of 3 items, cancelled from another thread while process ran: its results were \(got), expected \(done) or \(cancelled) for each.")
+                return
+            }
+        }
     }
 }
