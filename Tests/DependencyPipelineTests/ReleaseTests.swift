@@ -63,9 +63,8 @@ struct ReleaseTests {
     /// Why the completion of a pipeline that was let go will never come, if that can be seen.
     static func completionLost(released: WeakPipeline, sources: [TestSource]) -> String? {
         guard let queue = Hopeless.queue(of: nil, sources: sources) else { return nil }
-        if queue.operationCount == 0 {
-            let state = released.value == nil ? "the pipeline was freed" : "the pipeline is still alive"
-            return "The pipeline was let go while its items were in flight; its OperationQueue then ran out of operations (\(state)), yet the completion never ran. Work a pipeline accepted must still end with its completion after its owner lets go: an operation that calls it only while self is alive ([weak self], then return) drops it."
+        if queue.operationCount == 0, released.value == nil {
+            return "The pipeline was let go while its items were in flight; it was freed, its OperationQueue ran out of operations, and the completion never ran. Work a pipeline accepted must still end with its completion after its owner lets go: the completion must not depend on the pipeline being alive (a [weak self] that returns when self is gone skips it)."
         }
         return Hopeless.pipelineStuck(nil, sources: sources)
     }
