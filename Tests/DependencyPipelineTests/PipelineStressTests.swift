@@ -64,7 +64,10 @@ struct PipelineStressTests {
         for (index, probe) in probes.enumerated() {
             guard probe.waitForCall(seconds: 5, in: "pipeline \(index) of 6", pipeline: work[index].pipeline, sources: work[index].sources) else { return }
         }
-        Thread.sleep(forTimeInterval: 0.1)
+        guard let rounds = crossThreadRounds() else { return }
+        Thread.sleep(forTimeInterval: 0.1)  // room for a second completion, here and in the rounds
+        let counts = rounds.map(\.calls.count)
+        #expect(counts.allSatisfy { $0 == 1 }, "10 pipelines of 3 items, each cancelled from another thread while process ran, called their completions \(counts) times; each must call it exactly once.")
         var problems: [String] = []
         for (index, item) in work.enumerated() {
             let calls = probes[index].calls
@@ -81,30 +84,32 @@ struct PipelineStressTests {
             }
         }
         #expect(problems.isEmpty, "\(problems.count) of 150 results did not match the sequential reference; first: \(problems.first ?? "").")
-        crossThreadRounds()
     }
 
     /// More meetings of `process` and `cancelAll()` on two threads, on small pipelines: each is
     /// one more chance for the race check to see a list of stages without a lock (with only the
     /// two meetings above, ThreadSanitizer missed it in 10 of 60 runs here), and each must still
-    /// end with one completion.
-    static func crossThreadRounds() {
+    /// end with one completion. Returns their probes once each completion came, nil on a failure.
+    static func crossThreadRounds() -> [PipelineProbe]? {
         let (image, file) = TestImages.random(width: 2, height: 2, color: false, plain: false)
         let done = describe(.success(ReferenceFilter.apply(.invert, to: image)))
         let cancelled = describe(.failure(.cancelled))
+        var probes: [PipelineProbe] = []
         for round in 1...10 {
             let sources = (0..<3).map { TestSource("round-\(round)-\($0)", bytes: file) }
             let pipeline = ImagePipeline(maxConcurrentOperations: 2)
             let probe = PipelineProbe()
+            probes.append(probe)
             guard let canceller = CrossThreadCancel.process(pipeline, sources, filters: [.invert], lastCancelWithin: 1_000, completion: probe.completion),
                   Deadline.wait(for: canceller, in: "cancelAll() on another thread", waitingFor: "cancelAll() returning"),
                   probe.waitForCall(in: "a pipeline cancelled from another thread while process ran", pipeline: pipeline, sources: sources)
-            else { return }
+            else { return nil }
             let got = probe.results.map(describe)
             guard got.count == 3, got.allSatisfy({ $0 == done || $0 == cancelled }) else {
                 Issue.record("A pipeline of 3 items, cancelled from another thread while process ran: its results were \(got), expected \(done) or \(cancelled) for each.")
-                return
+                return nil
             }
         }
+        return probes
     }
 }
