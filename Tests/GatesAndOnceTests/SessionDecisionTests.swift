@@ -29,7 +29,7 @@ struct SessionDecisionTests {
 
     static let outlivesPlace = "work running after its session was released"
 
-    @Test("A decision, once made, is what every queued work hears: also work that runs the moment open() lets the queue go (open() stopped by a signal in the middle of its call, 300 times), work that runs after its session was released (granted and refused, 20 sessions), and work queued behind the one that lets its session go, whose deinit then runs on the session's own queue (10 sessions)")
+    @Test("A decision, once made, is what every queued work hears: also work that runs the moment open() lets the queue go (open() stopped by a signal in the middle of its call, up to 300 times), work that runs after its session was released (granted and refused, 20 sessions), and work queued behind the one that lets its session go, whose deinit then runs on the session's own queue (10 sessions)")
     func decisionOutlivesTheSession() async {
         let ending = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent], IsolatedCheck.exitedEarly) {
             IsolatedCheck.begin(seconds: Patience.watchdog, in: SessionDecisionTests.outlivesPlace)
