@@ -147,7 +147,7 @@ struct FetchTests {
         client.releaseLate(with: .success(payload("cancelled early")))
     }
 
-    @Test("Waiting holds no thread: of 16 fetches per core, at least 4 per core wait for their callbacks at the same time")
+    @Test("Waiting holds no thread: of 16 fetches per core, at least 4 per core wait for their callbacks at the same time (64 at most of either)")
     func manyFetchesWaitTogether() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
             IsolatedCheck.begin(in: "many fetches at once")

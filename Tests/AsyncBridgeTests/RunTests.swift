@@ -152,7 +152,7 @@ struct RunTests {
         #expect(second.dependencies.count == 1, "run changed the operation's dependencies (now \(second.dependencies.count)); leave them to the caller.")
     }
 
-    @Test("Waiting holds no thread: of 16 runs per core, at least 4 per core wait for their operations at the same time")
+    @Test("Waiting holds no thread: of 16 runs per core, at least 4 per core wait for their operations at the same time (64 at most of either)")
     func manyRunsWaitTogether() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
             IsolatedCheck.begin(in: "many runs at once")

@@ -15,8 +15,8 @@ struct TicksTests {
     static let controlFires = 4
 
     /// Counts the learner's fires beyond `before` until the control timer has fired
-    /// `controlFires` times (a stray fire ends the wait at once).
-    static func strayFires(after before: Int, _ fires: Locked<Int>) async -> Int {
+    /// `controlFires` times (a stray fire, or `enough()`, ends the wait at once).
+    static func strayFires(after before: Int, _ fires: Locked<Int>, orUntil enough: () -> Bool = { false }) async -> Int {
         let control = Locked(0)
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "control timer"))
         timer.schedule(deadline: .now() + interval, repeating: interval)
@@ -24,7 +24,7 @@ struct TicksTests {
         timer.resume()
         defer { timer.cancel() }
         await Awaiting.until(seconds: 2 * Deadline.promptSeconds, in: "the check's control timer", waitingFor: "4 fires") {
-            control.current >= controlFires || fires.current > before
+            control.current >= controlFires || fires.current > before || enough()
         }
         // One more look, after the control's last fire: a stray fire is due at about the same moment.
         try? await Task.sleep(nanoseconds: UInt64(interval * 0.5e9))
@@ -67,17 +67,37 @@ struct TicksTests {
         #expect(fires.current >= 5, "onFire ran \(fires.current) times for 5 ticks: call it in the timer's handler each time it fires.")
     }
 
-    @Test("After the consumer breaks out of the loop, the timer stops firing")
+    @Test("After the consumer breaks out of the loop, or a stream is let go without ever being iterated, the timer stops firing")
     func breakStopsTheTimer() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
-            IsolatedCheck.begin(in: "ticks after break")
+            IsolatedCheck.begin(in: "ticks after break, and a stream let go")
             await TicksTests.stopsAfterBreak()
             IsolatedCheck.finish()
         }
-        IsolatedCheck.explain(ending, in: "ticks after break", crashHint: "libdispatch traps when a source is released without ever being resumed, or resumed twice, or resumed after cancel().")
+        IsolatedCheck.explain(ending, in: "ticks after break, and a stream let go", crashHint: "libdispatch traps when a source is released without ever being resumed, or resumed twice, or resumed after cancel().")
+    }
+
+    /// A stream made and let go in one statement, never iterated: letting go of it ends it
+    /// (`onTermination` runs, with `.cancelled`), so its timer must never fire. Made again (10
+    /// times at most) until that statement took less than an interval: then no fire was due
+    /// before the stream was let go, and every fire counted came after. If it never was that
+    /// quick, one fire under way at that moment is allowed.
+    static func streamLetGo() -> (fires: Locked<Int>, allowed: Int) {
+        var attempt = 0
+        while true {
+            attempt += 1
+            let fires = Locked(0)
+            let start = DispatchTime.now().uptimeNanoseconds
+            _ = ticks(every: dispatchInterval, onFire: { fires.withLock { $0 += 1 } })
+            let took = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            if took < interval { return (fires, 0) }
+            if attempt == 10 { return (fires, fires.current + 1) }
+        }
     }
 
     static func stopsAfterBreak() async {
+        // Its fires are counted while the consumer below iterates a stream of its own and breaks.
+        let letGo = streamLetGo()
         let fires = Locked(0)
         let task = Tracked { () -> Int? in
             var last: Int?
@@ -95,7 +115,9 @@ struct TicksTests {
             Issue.record("A consumer waiting for tick 2 to break \(outcome.summary)\(outcome.ended ? "" : " after \(Int(Deadline.promptSeconds)) s"): the stream should tick 0, 1, 2, … every interval.")
             return
         }
-        let stray = await strayFires(after: firesWhenStopped, fires)
+        let stray = await strayFires(after: firesWhenStopped, fires, orUntil: { letGo.fires.current > letGo.allowed })
+        let firesAfterLettingGo = letGo.fires.current
+        #expect(firesAfterLettingGo <= letGo.allowed, "A stream let go at once, never iterated, kept its timer firing: \(firesAfterLettingGo) fire(s) after it was let go, while a consumer of another stream took 3 ticks and broke, and a timer of the check's own, every 40 ms too, fired up to \(controlFires) times. Letting go of a stream ends it: continuation.onTermination runs (with .cancelled), and must cancel the timer right there.")
         #expect(stray == 0, "The timer fired \(stray) more times after the consumer broke out of the loop (while a timer of the check's own, every 40 ms too, fired \(controlFires) times). Cancel the timer in continuation.onTermination, which runs when the consumer stops iterating, not when a later yield finds nobody listening.")
     }
 

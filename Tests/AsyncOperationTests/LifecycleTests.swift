@@ -114,7 +114,7 @@ struct LifecycleTests {
         #expect(sawCancel.current == true, "The running work should see isCancelled == true after cancel().")
     }
 
-    @Test("finish() called twice, or from several threads at once, makes one transition with one pair of notifications")
+    @Test("finish() called twice, or from several threads at once, makes one transition with one pair of notifications; cancel() after it changes nothing")
     func finishIsIdempotent() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
             IsolatedCheck.begin(in: "finish() from several threads")
@@ -154,9 +154,32 @@ struct LifecycleTests {
             Issue.record("This check could not observe the operations' didChangeValue(forKey:) calls on this platform (see DidChangeSite in the suite), so it cannot judge them. This is not a fault in your code; please report it with your platform.")
             return
         }
+        // Then cancel() once on each finished operation. Every finish() has returned, but one that
+        // hands the transition to a private queue may still be announcing: cancel only once each
+        // operation's did(isFinished) is in, so that what comes after is cancel()'s. Counted, not
+        // felt: swift-corelibs-foundation's Operation.cancel() returns at once when isFinished, and
+        // its Operation.observeValue ignores a did(isFinished) once its own state is .finished
+        // (Sources/Foundation/Operation.swift), so a second announcement changes nothing on Linux;
+        // with KVO every observer hears it again.
+        guard Hopeless.waitUntilBlocking(in: "finish() from several threads", waitingFor: "a didChangeValue(forKey: \"isFinished\") from each of 100 operations",
+                                 { operations.allSatisfy { $0.notifications.contains { $0.key == "isFinished" && $0.phase == .did } } },
+                                 unless: { firstReason(operations) { $0.settledHopeless } }) else { return }
+        let announcedBeforeCancel = operations.map(\.notifications.count)
+        for operation in operations { operation.cancel() }
         var problems: [String] = []
-        for operation in operations {
-            let finishes = operation.notifications.filter { $0.key == "isFinished" }
+        var cancelProblems: [String] = []
+        for (operation, before) in zip(operations, announcedBeforeCancel) {
+            let notes = operation.notifications
+            let afterCancel = notes.dropFirst(before).filter { $0.key == "isFinished" && $0.phase == .did }.count
+            if afterCancel == 1 {
+                cancelProblems.append("a didChangeValue(forKey: \"isFinished\") after cancel()")
+            } else if afterCancel > 1 {
+                cancelProblems.append("\(afterCancel) didChangeValue(forKey: \"isFinished\") calls after cancel()")
+            }
+            if operation.state != .finished || !operation.isFinished || operation.isExecuting {
+                cancelProblems.append("state .\(operation.state.rawValue) (isFinished \(operation.isFinished), isExecuting \(operation.isExecuting)) after cancel()")
+            }
+            let finishes = notes.prefix(before).filter { $0.key == "isFinished" }
             let dids = finishes.filter { $0.phase == .did }.count
             let wills = finishes.count - dids
             if dids != 1 {
@@ -164,14 +187,14 @@ struct LifecycleTests {
             } else if RecordingOperation.willIsObservable && wills != 1 {
                 problems.append("\(wills) willChangeValue(forKey: \"isFinished\") calls")
             }
-            if operation.state != .finished { problems.append("state .\(operation.state.rawValue)") }
         }
-        if problems.isEmpty {
+        if problems.isEmpty && cancelProblems.isEmpty {
             Hopeless.waitUntilBlocking(in: "finish() from several threads", waitingFor: "100 completion blocks", { completions.current >= 100 },
                                unless: { firstReason(operations) { $0.settledHopeless } })
             usleep(50_000)  // a duplicate completion would arrive by now
-            if completions.current != 100 { problems.append("\(completions.current) completion blocks for 100 operations") }
+            if completions.current != 100 { problems.append("\(completions.current) completion blocks for 100 operations, each finished 5 times and then cancelled once") }
         }
+        #expect(cancelProblems.isEmpty, "cancel() was called once on each of 100 operations after they finished: \(cancelProblems.count) problems, first: \(cancelProblems.first ?? ""). cancel() on a finished operation must change nothing: it stays .finished, announces nothing more, and its completionBlock has run once. Let super.cancel() mark the operation cancelled, and leave every state change to start() and finish().")
         #expect(problems.isEmpty, "After finish() was called 5 times (4 of them at once) on each of 100 started operations: \(problems.count) problems, first: \(problems.first ?? ""). Only the first call may change the state and send one will/did pair; later calls must do nothing: decide under the lock which call makes the transition, and let the others return before they announce anything.")
     }
 

@@ -86,4 +86,70 @@ struct QueueTests {
                            progress: { meter.totalEntries }, { operations.allSatisfy(\.isFinished) }, unless: hopeless)
         #expect(meter.peak <= limit, "\(meter.peak) operations were running at once in a queue limited to \(limit): the queue started new ones while others had not called finish(). An async operation must stay executing until finish().")
     }
+
+    @Test("An operation finished by its work, and one cancelled before it started, are freed once their queue and their owner let them go")
+    func finishedOperationsAreFreed() async {
+        // First one operation started by hand, that finishes at once: one that cannot even do
+        // that fails here, at once, instead of after the queue's deadline below.
+        let probeFinished = Locked(false)
+        let probe = AsyncBlockOperation { operation in
+            operation.finish()
+            probeFinished.withLock { $0 = true }
+        }
+        guard await Hopeless.call(in: "start() of an operation that finishes at once", { probe.start() }) else { return }
+        guard await Hopeless.waitUntil(in: "start() of an operation that finishes at once", waitingFor: "the operation becoming finished", { probe.isFinished },
+                                       unless: {
+                                           Rules.startLeftReady(probe, startReturned: true, mainRan: probeFinished.current)
+                                               ?? Rules.finishLeftUnfinished(probe, finishReturned: probeFinished.current)
+                                       }) else { return }
+
+        let worked = WeakOperation()
+        let cancelled = WeakOperation()
+        let completed = (worked: DispatchSemaphore(value: 0), cancelled: DispatchSemaphore(value: 0))
+        let finishReturned = Locked(false)
+        let finisher = DispatchQueue(label: "finisher")
+        do {
+            let working = AsyncBlockOperation { operation in
+                finisher.async {
+                    operation.finish()
+                    finishReturned.withLock { $0 = true }
+                }
+            }
+            let cancelling = AsyncBlockOperation { $0.finish() }
+            working.completionBlock = { completed.worked.signal() }
+            cancelling.completionBlock = { completed.cancelled.signal() }
+            worked.value = working
+            cancelled.value = cancelling
+            let queue = OperationQueue()
+            queue.isSuspended = true
+            enqueue([working, cancelling], on: queue)
+            cancelling.cancel()
+            queue.isSuspended = false
+            guard await Hopeless.wait(for: completed.worked, in: "an AsyncOperation in a queue, finished by its work", waitingFor: "its completionBlock",
+                                      hint: "finish() must send didChangeValue(forKey: \"isFinished\") after the state became .finished.",
+                                      unless: { Rules.finishLeftUnfinished(working, finishReturned: finishReturned.current) }),
+                  await Hopeless.wait(for: completed.cancelled, in: "an AsyncOperation in a queue, cancelled before it started", waitingFor: "its completionBlock",
+                                      hint: "The queue still calls start() on a cancelled operation: start() must see isCancelled and finish().",
+                                      unless: { nil })
+            else {
+                keepAlive(working, cancelling)  // a wait that failed: the operations may still be in use
+                return
+            }
+        }
+        // The queue and the owner have let go. corelibs' Operation.observeValue holds the operation
+        // (Unmanaged.passRetained) until its completion block returns, and a right finish() may
+        // still be returning on another thread: a moment, hence the wait.
+        let freed = await Hopeless.happens(within: Deadline.promptSeconds) { worked.value == nil && cancelled.value == nil }
+        let seconds = Int(Deadline.promptSeconds)
+        let kept = [(worked.value, "finished by its work"), (cancelled.value, "cancelled before it started")].filter { $0.0 != nil }.map(\.1)
+        let observed = kept.count == 2
+            ? "Neither AsyncOperation run in the OperationQueue, the one finished by its work nor the one cancelled before it started, was freed within \(seconds) s after its completionBlock ran and the queue and the owner let go."
+            : "The AsyncOperation run in the OperationQueue and \(kept.first ?? "finished") was not freed within \(seconds) s after its completionBlock ran and the queue and the owner let go."
+        #expect(freed, "\(observed) Something still holds a strong reference: look for a closure the operation keeps that captures the operation itself, or a reference to itself that is not cleared on every way to .finished (also when start() finds it cancelled).")
+    }
+}
+
+/// A weak reference to an operation, to see whether it was freed.
+final class WeakOperation: @unchecked Sendable {
+    weak var value: AsyncOperation?
 }

@@ -242,7 +242,7 @@ struct SerialWorkerTests {
         #expect(seen.outside == [false, false], "On a thread that runs no worker block, a.isCurrent and b.isCurrent should both be false; they were \(seen.outside).")
         #expect(
             seen.insideA == [true, false],
-            "Inside a.sync, a.isCurrent should be true and b.isCurrent false (b has the same label but is another queue); they were \(seen.insideA). Labels are not identities: mark each worker's queue with a DispatchSpecificKey of its own.")
+            "Inside a.sync, a.isCurrent should be true and b.isCurrent false (b has the same label but is another queue); they were \(seen.insideA). Labels are not identities: mark each worker's queue with a value of its own under a DispatchSpecificKey.")
         #expect(
             seen.insideBAsync == [true, false],
             "Inside b's async block, b.isCurrent should be true and a.isCurrent false; they were \(seen.insideBAsync).")

@@ -94,6 +94,7 @@ struct DependencyTests {
                                  hint: "LoadOperation.main() should call source.load.", { loads.current >= 2 },
                                  unless: { Self.loadsCannotOverlap(pipeline, sources: sources, probe: probe, started: loads.current) })
         else { return }
+        let inFlight = Self.loadsInFlight(pipeline, sources: sources)
         pipeline.cancelAll()
         let loadsAtCancel = loads.current
         let ended = probe.waitForCall(seconds: Deadline.promptSeconds, in: "a pipeline after cancelAll()", pipeline: pipeline, sources: sources)
@@ -104,5 +105,21 @@ struct DependencyTests {
         #expect(probe.results.map(describe) == Array(repeating: describe(.failure(.cancelled)), count: 6),
                 "After cancelAll() every unfinished item should be .failure(.cancelled); got \(probe.results.map(describe)). A stage whose dependency was cancelled has no input and must report .cancelled, not run on nothing.")
         #expect(probe.calls.count == 1, "The completion ran \(probe.calls.count) times; it must run exactly once.")
+        // The late bytes: once every load in flight at cancelAll() has answered and its callback
+        // returned, a cancelled load still has no data.
+        let answers = { sources.reduce(0) { $0 + $1.answers.current } }
+        guard Deadline.happens(within: Deadline.promptSeconds, { answers() >= loadsAtCancel }) else {
+            Issue.record("After cancelAll(), the \(loadsAtCancel) loads in flight got their bytes, too late, and \(Int(Deadline.promptSeconds)) s later only \(answers()) of their callbacks had returned: a load's callback must not wait.")
+            return
+        }
+        for load in inFlight where load.loadedData != nil {
+            Issue.record("\(load.name ?? "A LoadOperation") was cancelled while its load was in flight, and after the bytes came, too late, its loadedData was not nil: a cancelled load ignores the bytes that come later (its callback returns before it stores them).")
+        }
+    }
+
+    /// The LoadOperations executing in the pipeline's queue (their loads in flight), if the queue can be seen.
+    static func loadsInFlight(_ pipeline: ImagePipeline, sources: [TestSource]) -> [LoadOperation] {
+        let operations = Hopeless.queue(of: pipeline, sources: sources)?.operations ?? []
+        return operations.compactMap { $0 as? LoadOperation }.filter(\.isExecuting)
     }
 }

@@ -4,11 +4,12 @@ import KataTestSupport
 import Testing
 
 /// Hundreds of items of random sizes and forms, random load delays and failures, corrupt files,
-/// and pipelines cancelled at random moments; every result must match a sequential reference.
-/// Isolated so that a crash is a failed check.
+/// and pipelines cancelled at random moments from another thread, also while `process` runs on
+/// its own; every result must match a sequential reference. Isolated so that a crash is a failed
+/// check.
 @Suite("Pipeline under stress", .exitIsAFailure)
 struct PipelineStressTests {
-    @Test("150 random items in 6 pipelines, some cancelled at random: every result matches the sequential reference or is .cancelled where a cancel came")
+    @Test("150 random items in 6 pipelines, some cancelled at random from another thread, also while process runs: every result matches the sequential reference or is .cancelled where a cancel came")
     func resultsMatchReference() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
             IsolatedCheck.begin(seconds: 20, in: "6 pipelines of 25 random items")
@@ -17,7 +18,7 @@ struct PipelineStressTests {
         }
         IsolatedCheck.explain(
             ending, in: "6 pipelines of 25 random items",
-            crashHint: "A crash here usually means a stage read another stage's output while it was being written, or the decoder trusted a corrupt header.")
+            crashHint: "A crash here usually means a stage read another stage's output while it was being written, the pipeline's list of stages was changed by process while cancelAll() read it on another thread, or the decoder trusted a corrupt header.")
     }
 
     enum Expected { case image(Bitmap), loadFailure, decodeFailure }
@@ -47,17 +48,26 @@ struct PipelineStressTests {
             work.append((ImagePipeline(maxConcurrentOperations: Int.random(in: 1...4)), sources, expected, filters, p % 3 == 2))
         }
         let probes = work.map { _ in PipelineProbe() }
+        var cancellers: [DispatchGroup] = []
         for (index, item) in work.enumerated() {
-            item.pipeline.process(item.sources, filters: item.filters, completion: probes[index].completion)
+            if item.cancelled {
+                guard let canceller = CrossThreadCancel.process(item.pipeline, item.sources, filters: item.filters, completion: probes[index].completion)
+                else { return }
+                cancellers.append(canceller)
+            } else {
+                item.pipeline.process(item.sources, filters: item.filters, completion: probes[index].completion)
+            }
         }
-        for item in work where item.cancelled {
-            usleep(UInt32.random(in: 0...20_000))
-            item.pipeline.cancelAll()
+        for canceller in cancellers {
+            guard Deadline.wait(for: canceller, in: "cancelAll() on another thread", waitingFor: "cancelAll() returning") else { return }
         }
         for (index, probe) in probes.enumerated() {
             guard probe.waitForCall(seconds: 5, in: "pipeline \(index) of 6", pipeline: work[index].pipeline, sources: work[index].sources) else { return }
         }
-        Thread.sleep(forTimeInterval: 0.1)
+        guard let rounds = crossThreadRounds() else { return }
+        Thread.sleep(forTimeInterval: 0.1)  // room for a second completion, here and in the rounds
+        let counts = rounds.map(\.calls.count)
+        #expect(counts.allSatisfy { $0 == 1 }, "10 pipelines of 3 items, each cancelled from another thread while process ran, called their completions \(counts) times; each must call it exactly once.")
         var problems: [String] = []
         for (index, item) in work.enumerated() {
             let calls = probes[index].calls
@@ -74,5 +84,32 @@ struct PipelineStressTests {
             }
         }
         #expect(problems.isEmpty, "\(problems.count) of 150 results did not match the sequential reference; first: \(problems.first ?? "").")
+    }
+
+    /// More meetings of `process` and `cancelAll()` on two threads, on small pipelines: each is
+    /// one more chance for the race check to see a list of stages without a lock (with only the
+    /// two meetings above, ThreadSanitizer missed it in 10 of 60 runs here), and each must still
+    /// end with one completion. Returns their probes once each completion came, nil on a failure.
+    static func crossThreadRounds() -> [PipelineProbe]? {
+        let (image, file) = TestImages.random(width: 2, height: 2, color: false, plain: false)
+        let done = describe(.success(ReferenceFilter.apply(.invert, to: image)))
+        let cancelled = describe(.failure(.cancelled))
+        var probes: [PipelineProbe] = []
+        for round in 1...10 {
+            let sources = (0..<3).map { TestSource("round-\(round)-\($0)", bytes: file) }
+            let pipeline = ImagePipeline(maxConcurrentOperations: 2)
+            let probe = PipelineProbe()
+            probes.append(probe)
+            guard let canceller = CrossThreadCancel.process(pipeline, sources, filters: [.invert], lastCancelWithin: 1_000, completion: probe.completion),
+                  Deadline.wait(for: canceller, in: "cancelAll() on another thread", waitingFor: "cancelAll() returning"),
+                  probe.waitForCall(in: "a pipeline cancelled from another thread while process ran", pipeline: pipeline, sources: sources)
+            else { return nil }
+            let got = probe.results.map(describe)
+            guard got.count == 3, got.allSatisfy({ $0 == done || $0 == cancelled }) else {
+                Issue.record("A pipeline of 3 items, cancelled from another thread while process ran: its results were \(got), expected \(done) or \(cancelled) for each.")
+                return nil
+            }
+        }
+        return probes
     }
 }

@@ -110,7 +110,13 @@ struct TestLoadError: Error, CustomStringConvertible {
 /// A data source the checks control: a delay, a failure, or a hold until released; it counts
 /// loads and loads in flight.
 final class TestSource: DataSource, @unchecked Sendable {
-    let name: String
+    private let storedName: String
+    /// Runs whenever the pipeline reads `name` (while `process` builds its chains, for one).
+    let onNameRead = Locked<(@Sendable () -> Void)?>(nil)
+    var name: String {
+        onNameRead.current?()
+        return storedName
+    }
     private let bytes: Data?
     private let delay: Double
     private let release: DispatchSemaphore?
@@ -118,12 +124,14 @@ final class TestSource: DataSource, @unchecked Sendable {
     let loads: Locked<Int>
     /// How many loads of this source delivered their result.
     let deliveries = Locked(0)
+    /// How many of those deliveries the load's callback has returned from.
+    let answers = Locked(0)
     /// The OperationQueue `load` was called on (the pipeline's), if it was called on one.
     let queueSeen = Locked<OperationQueue?>(nil)
 
     init(_ name: String, bytes: Data?, delay: Double = 0, holdUntilReleased: Bool = false,
          meter: ConcurrencyMeter = ConcurrencyMeter(), loads: Locked<Int> = Locked(0)) {
-        self.name = name
+        self.storedName = name
         self.bytes = bytes
         self.delay = delay
         self.release = holdUntilReleased ? DispatchSemaphore(value: 0) : nil
@@ -135,12 +143,13 @@ final class TestSource: DataSource, @unchecked Sendable {
         loads.withLock { $0 += 1 }
         if let queue = OperationQueue.current { queueSeen.withLock { $0 = queue } }
         meter.enter()
-        let (bytes, name, delay, release, meter, deliveries) = (bytes, name, delay, release, meter, deliveries)
+        let (bytes, name, delay, release, meter, deliveries, answers) = (bytes, storedName, delay, release, meter, deliveries, answers)
         Thread {
             if let release { _ = release.wait(timeout: .now() + 5) } else if delay > 0 { Thread.sleep(forTimeInterval: delay) }
             meter.leave()
             deliveries.withLock { $0 += 1 }
             completion(bytes.map { .success($0) } ?? .failure(TestLoadError(name: name)))
+            answers.withLock { $0 += 1 }
         }.start()
     }
 

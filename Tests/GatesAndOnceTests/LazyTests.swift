@@ -16,17 +16,19 @@ struct LazyTests {
 
     static let oneThreadPlace = "reading a Lazy on one thread"
 
-    @Test("The initializer runs on the first read, not in init, and never again: 100 reads, one value")
+    @Test("The initializer runs on the first read, not in init, and never again: 100 reads, one value; a box let go, read or not, frees its initializer and its value")
     func computesOnFirstReadOnce() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
             IsolatedCheck.begin(seconds: Patience.watchdog, in: LazyTests.oneThreadPlace)
-            LazyTests.oneThread()
+            if LazyTests.oneThread() { LazyTests.released() }
             IsolatedCheck.finish()
         }
         IsolatedCheck.explain(ending, in: Self.oneThreadPlace, crashHint: Self.crashHint)
     }
 
-    static func oneThread() {
+    /// True when the reads returned (whatever they returned).
+    @discardableResult
+    static func oneThread() -> Bool {
         let runs = Locked(0)
         let box = Lazy<Token> {
             let run = runs.withLock { count -> Int in
@@ -45,8 +47,9 @@ struct LazyTests {
             }
             #expect(seen.count == 1, "100 reads of value returned \(seen.count) different values: every read after the first returns the stored value.")
         }
-        guard read else { return }
+        guard read else { return false }
         #expect(runs.current == 1, "100 reads of value ran the initializer \(runs.current) times: run it on the first read only, and keep its value.")
+        return true
     }
 
     // MARK: Contention

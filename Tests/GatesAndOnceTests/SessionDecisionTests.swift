@@ -29,16 +29,18 @@ struct SessionDecisionTests {
 
     static let outlivesPlace = "work running after its session was released"
 
-    @Test("A decision, once made, is what every queued work hears: also work that runs the moment open() lets the queue go (open() stopped by a signal in the middle of its call, 300 times), and work that runs after its session was released (granted and refused, 20 sessions)")
+    @Test("A decision, once made, is what every queued work hears: also work that runs the moment open() lets the queue go (open() stopped by a signal in the middle of its call, up to 300 times), work that runs after its session was released (granted and refused, 20 sessions), and work queued behind the one that lets its session go, whose deinit then runs on the session's own queue (10 sessions)")
     func decisionOutlivesTheSession() async {
-        let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
+        let ending = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent], IsolatedCheck.exitedEarly) {
             IsolatedCheck.begin(seconds: Patience.watchdog, in: SessionDecisionTests.outlivesPlace)
-            if SessionDecisionTests.worksAtAll(in: SessionDecisionTests.outlivesPlace), SessionDecisionTests.interruptedGrants() {
+            if SessionDecisionTests.worksAtAll(in: SessionDecisionTests.outlivesPlace),
+               SessionDecisionTests.releasedInsideItsWork(),
+               SessionDecisionTests.interruptedGrants() {
                 SessionDecisionTests.outlives()
             }
             IsolatedCheck.finish()
         }
-        IsolatedCheck.explain(ending, in: Self.outlivesPlace, crashHint: SessionQueueTests.crashHint)
+        IsolatedCheck.explain(ending, in: Self.outlivesPlace, crashHint: Self.outlivesCrashHint(ending))
     }
 
     static let grantsPlace = "open(granted: true), stopped in the middle of its call"

@@ -135,7 +135,7 @@ struct SessionQueueTests {
     static let openersPlace = "open() from several threads at once"
     static let pairsPlace = "open() from 2 threads, one stopped in the middle of its call"
 
-    @Test("open() from several threads at once: no crash, one decision, each work called once (4 threads on 100 sessions, granting and refusing; 2 threads in lockstep on at least 6,000 sessions; then 2 threads, one stopped by a signal in the middle of its call, 300 times)")
+    @Test("open() from several threads at once: no crash, one decision, each work called once (4 threads on 100 sessions, granting and refusing; 2 threads in lockstep on at least 6,000 sessions; then 2 threads, one stopped by a signal in the middle of its call, up to 300 times)")
     func openFromManyThreads() async {
         let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
             IsolatedCheck.begin(seconds: Patience.watchdog, in: SessionQueueTests.openersPlace)

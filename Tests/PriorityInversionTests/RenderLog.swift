@@ -21,6 +21,7 @@ final class RenderLog: @unchecked Sendable {
     }
 
     private let log = Locked([Call]())
+    private let returned = Locked([Int]())
     private let gate: Gate?
 
     /// With a gate, the first render of the gate's id waits at it until the check opens it.
@@ -32,9 +33,13 @@ final class RenderLog: @unchecked Sendable {
 
     func calls(of id: Int) -> [Call] { calls.filter { $0.id == id } }
 
+    /// True once a render of `id` has returned to the store.
+    func hasReturned(_ id: Int) -> Bool { returned.current.contains(id) }
+
     func render(_ id: Int) -> Thumbnail {
         log.withLock { $0.append(Call(id: id, thread: ObjectIdentifier(Thread.current), priority: ThreadPriority.current())) }
         gate?.pass(id)
+        returned.withLock { $0.append(id) }
         return .expected(id)
     }
 }
@@ -118,5 +123,16 @@ final class RenderCounter: Sendable {
     func render(_ id: Int) -> Thumbnail {
         calls.add(1, ordering: .relaxed)
         return .expected(id)
+    }
+}
+
+/// A weak reference to a store, read from any thread.
+final class WeakStore: @unchecked Sendable {
+    private let lock = NSLock()
+    private weak var store: ThumbnailStore?
+
+    var value: ThumbnailStore? {
+        get { lock.lock(); defer { lock.unlock() }; return store }
+        set { lock.lock(); store = newValue; lock.unlock() }
     }
 }

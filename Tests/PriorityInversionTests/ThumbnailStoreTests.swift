@@ -129,24 +129,27 @@ struct ThumbnailStoreTests {
 
     static let utilityPlace = "prefetch called from a .userInitiated queue"
 
-    @Test("prefetch returns at once and renders in the background at .utility, even when called from urgent code")
+    @Test("prefetch returns at once and renders in the background at .utility, even when called from urgent code; a store let go while it prefetches is freed, without a crash")
     func prefetchRunsAtUtility() async {
-        let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
+        let ending = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent], IsolatedCheck.exitedEarly) {
             ThumbnailStoreTests.prefetchAtUtility()
         }
-        IsolatedCheck.explain(ending, in: Self.utilityPlace, crashHint: Self.crashHint)
+        let output = ending.map { String(decoding: $0.standardErrorContent, as: UTF8.self) } ?? ""
+        IsolatedCheck.explain(ending, in: Self.utilityPlace, crashHint: Self.prefetchCrashHint(output))
     }
 
     static func prefetchAtUtility() -> Never {
         IsolatedCheck.begin(seconds: 8, in: utilityPlace)
-        prefetchAtUtilityBody()
+        if prefetchAtUtilityBody() { releasedWhilePrefetching() }
         IsolatedCheck.finish()
     }
 
-    static func prefetchAtUtilityBody() {
+    /// True when it ran to its end: the release part then runs only on a store known to prefetch
+    /// (a stub fails once, not twice at the same deadline).
+    static func prefetchAtUtilityBody() -> Bool {
         guard let utility = Caller.priority(of: .utility) else {
             Issue.record(Comment(rawValue: "A block on DispatchQueue.global(qos: .utility) did not run within \(Deadline.promptSeconds) s: the machine is overloaded. Run the check again."))
-            return
+            return false
         }
         let gate = Gate(11)
         let log = RenderLog(gate: gate)
@@ -156,20 +159,20 @@ struct ThumbnailStoreTests {
         let call = Caller.call(at: .userInitiated, seconds: patience) { store.prefetch(ids) }
         guard let caller = call.started else {
             Issue.record(Comment(rawValue: "The check's .userInitiated caller did not start within \(patience) s: the machine is overloaded. Run the check again."))
-            return
+            return false
         }
         guard call.returned != nil else {
             Issue.record(Comment(rawValue: "prefetch(\(ids)) had not returned after \(patience) s (the check held the render of 11): it rendered on the caller's thread, or waited for the work. prefetch only schedules the work on a queue of its own and returns at once."))
-            return
+            return false
         }
         guard gate.waitForArrival(seconds: patience) else {
             Issue.record(Comment(rawValue: "prefetch(\(ids)) had not begun to render 11 after \(patience) s: it renders the ids not cached yet in the background."))
-            return
+            return false
         }
         gate.open()
         guard Deadline.waitUntil(quiet: patience, in: utilityPlace, waitingFor: "thumbnails 11, 12 and 13 being cached by the prefetch",
                                  progress: { ids.filter { store.cachedThumbnail(for: $0) != nil }.count },
-                                 { ids.allSatisfy { store.cachedThumbnail(for: $0) != nil } }) else { return }
+                                 { ids.allSatisfy { store.cachedThumbnail(for: $0) != nil } }) else { return false }
         let renders = log.calls.filter { ids.contains($0.id) }
         if let onCaller = renders.first(where: { $0.thread == caller.thread }) {
             Issue.record(Comment(rawValue: "prefetch rendered \(onCaller.id) on its caller's thread: prefetching belongs in the background, on a queue of its own."))
@@ -188,7 +191,60 @@ struct ThumbnailStoreTests {
         let urgent = Caller.call(at: .userInitiated, seconds: patience) { store.thumbnail(for: 12) }
         #expect(urgent.returned == .expected(12) && log.calls.count == before,
                 "thumbnail(for: 12) after the prefetch cached it should return the cached thumbnail without rendering it again.")
+        return true
     }
+
+    // MARK: A store let go while it prefetches
+
+    /// Written to standard error just before the check lets go of a store whose prefetch renders,
+    /// so that a crash after it is explained as the release's.
+    static let releaseMarker = "kata: letting go of a store while its prefetch renders"
+
+    /// How long a store let go mid-prefetch is given to crash once the held render has returned
+    /// and the store is freed. A prefetch that reads the store through an unowned reference traps
+    /// within microseconds of that return, on the thread that returned; right code pays this once.
+    static let crashWindow = 0.05
+
+    static func prefetchCrashHint(_ output: String) -> String {
+        if output.contains("unowned reference") {
+            return "The check let go of a store while its prefetch rendered, and the prefetch then read the store through an unowned reference after it was freed (\"Attempted to read an unowned reference but object … was already deallocated\"). Capture [weak self] in the prefetch's work and drop the result when the store is gone, or capture self strongly: the store then lives until the work ends."
+        }
+        if output.contains(releaseMarker) {
+            return "The crash came after the check let go of a store while its prefetch rendered: the prefetch's work must not use a freed store. Capture [weak self] and drop the result when the store is gone, or capture self strongly (the store then lives until the work ends); never unowned(unsafe) or an unretained pointer."
+        }
+        return crashHint
+    }
+
+    /// The last reference to a store let go while its prefetch's render is held: once the render
+    /// returns, the prefetch must not crash, and the store must be freed (a prefetch holding it
+    /// strongly frees it when its work ends; one holding it weakly, at once).
+    static func releasedWhilePrefetching() {
+        let gate = Gate(21)
+        let log = RenderLog(gate: gate)
+        let released = WeakStore()
+        defer { gate.open() }
+        var store: ThumbnailStore? = ThumbnailStore(render: log.render)
+        released.value = store
+        store?.prefetch([21, 22])
+        // Held until the render begins: a prefetch that holds the store weakly may skip its work
+        // when the store is gone before it starts, and that is right.
+        let began = withExtendedLifetime(store) { gate.waitForArrival(seconds: patience) }
+        guard began else {
+            Issue.record(Comment(rawValue: "prefetch([21, 22]) had not begun to render 21 after \(patience) s: it renders the ids not cached yet in the background."))
+            return
+        }
+        FileHandle.standardError.write(Data((releaseMarker + "\n").utf8))
+        store = nil  // the check's only reference: now only the prefetch's work may hold the store
+        gate.open()
+        guard Deadline.waitUntil(seconds: patience, in: releasePlace, waitingFor: "the held render of 21 returning once let go", { log.hasReturned(21) }) else { return }
+        guard Deadline.happens(within: patience, { released.value == nil }) else {
+            Issue.record(Comment(rawValue: "The check let go of its only reference to a store while the store's prefetch rendered 21; \(patience) s after that render returned, the store was still alive: something still holds it, for example a work item or closure the store keeps that captures self strongly (a cycle: store → work item → closure → store). Keep nothing that captures self strongly once the work is done, or capture [weak self] in what the store keeps."))
+            return
+        }
+        Thread.sleep(forTimeInterval: crashWindow)
+    }
+
+    static let releasePlace = "a store let go while its prefetch renders"
 
     // MARK: The cache is shared safely
 
@@ -205,10 +261,12 @@ struct ThumbnailStoreTests {
 
     @Test("From 6 threads and a prefetcher at once, the cache growing all the while: every thumbnail right, nothing rendered twice once cached")
     func sharedCacheUnderLoad() async {
-        let ending = await #expect(processExitsWith: .failure, IsolatedCheck.exitedEarly) {
+        // Stores are let go while they prefetch here too: a crash may be a prefetch's (stderr says).
+        let ending = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent], IsolatedCheck.exitedEarly) {
             ThumbnailStoreTests.stress()
         }
-        IsolatedCheck.explain(ending, in: Self.stressPlace, crashHint: Self.crashHint)
+        let output = ending.map { String(decoding: $0.standardErrorContent, as: UTF8.self) } ?? ""
+        IsolatedCheck.explain(ending, in: Self.stressPlace, crashHint: Self.prefetchCrashHint(output))
     }
 
     static func stress() -> Never {

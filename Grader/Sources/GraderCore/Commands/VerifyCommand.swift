@@ -24,7 +24,8 @@ struct VerifyCommand {
             defer {
                 // Where the step's time went (builds, runs, the systematic checks, ThreadSanitizer).
                 let phases = PhaseTimings.shared.file.phases
-                if phases.count > phasesShown { say("    " + style.dim(Self.summary(of: phases[min(phasesShown, phases.count)...]))) }
+                let summary = Self.summary(of: phases[min(phasesShown, phases.count)...])
+                if !summary.isEmpty { say("    " + style.dim(summary)) }
                 phasesShown = phases.count
             }
             if problems.isEmpty {

@@ -5,8 +5,9 @@ import Foundation
 ///
 /// Variant "Unsynchronized" for `grader verify`: the reference solution with its lock removed.
 /// The state and the claim flags are plain stored properties read and written from any thread
-/// (a data race). Nothing else differs: on Linux, where corelibs ignores a second `isFinished`
-/// announcement, no check can observe the race; the grader's ThreadSanitizer step must.
+/// (a data race). Nothing else differs: the idempotence check sees it only in a run where two
+/// racing `finish()` calls both claim the transition and announce it twice, which is rare; the
+/// grader's ThreadSanitizer step must keep it from being complete.
 ///
 /// Reference solution. The state lives behind a lock. Every change is announced with the real
 /// key paths, `willChangeValue(forKey:)` before it and `didChangeValue(forKey:)` after it: KVO on

@@ -1,0 +1,1 @@
+../../../../Solutions/GatesAndOnce/OperationGate.swift

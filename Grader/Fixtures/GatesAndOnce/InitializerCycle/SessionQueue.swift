@@ -1,0 +1,1 @@
+../../../../Solutions/GatesAndOnce/SessionQueue.swift
