@@ -11,14 +11,14 @@ public enum DeadlockReport {
         "Deadlock suspected in \(place): \(what) did not happen within \(formatted(seconds)) s."
     }
 
-    /// Records a failed check saying that a deadlock is suspected in `place`, and whether the
-    /// global queues could still start work then.
+    /// Records a failed check saying that a deadlock is suspected in `place`, and, in an isolated
+    /// check's child, whether the global queues could still start work then.
     public static func record(
         in place: String, waitingFor what: String, seconds: Double, hint: String? = nil,
         sourceLocation: SourceLocation = #_sourceLocation
     ) {
         var text = message(in: place, waitingFor: what, seconds: seconds)
-        if !GlobalQueues.startWork() { text += " " + GlobalQueues.starvedSentence }
+        if Watchdog.running.current && !GlobalQueues.startWork() { text += " " + GlobalQueues.starvedSentence }
         if let hint { text += " " + hint }
         Issue.record(Comment(rawValue: text), sourceLocation: sourceLocation)
     }

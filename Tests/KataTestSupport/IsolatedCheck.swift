@@ -101,6 +101,9 @@ public enum Watchdog {
     public static let exitCode: CInt = 86
     /// The same, when a block sent to a global queue then did not start either (`GlobalQueues`).
     public static let starvedExitCode: CInt = 87
+    /// Whether this process is an isolated check's child: only there are the global queues the
+    /// check's own (in the test process, the checks running beside it use them too).
+    static let running = Locked(false)
     /// Far above what any isolated check needs on a correct solution, even on a loaded machine.
     public static let defaultSeconds: Double = 10
 
@@ -109,6 +112,7 @@ public enum Watchdog {
     /// replayed, rounds done), so that a loaded machine that makes it slow is not taken for a
     /// deadlock (see `ProgressDeadline`).
     public static func start(quiet: Double, limit: Double, in place: String, progress: @escaping @Sendable () -> Int) {
+        running.withLock { $0 = true }
         let thread = Thread {
             var deadline = ProgressDeadline(seconds: quiet, limit: limit, progress: progress())
             while !deadline.expired(progress: progress()) { usleep(10_000) }
@@ -119,6 +123,7 @@ public enum Watchdog {
     }
 
     public static func start(seconds: Double = defaultSeconds, in place: String) {
+        running.withLock { $0 = true }
         let message = DeadlockReport.message(in: place, waitingFor: "the isolated check finishing", seconds: seconds) + "\n"
         let thread = Thread {
             Thread.sleep(forTimeInterval: seconds)

@@ -67,7 +67,7 @@ enum LastReferenceLetGo {
         if freed { return true }
         let valuesAlive = watched.filter { $0.object != nil }.count
         if dictionary.current?.object != nil {
-            Issue.record("A dictionary holding 19 values was let go by its last owner, on another thread than the one that wrote, and \(Int(Deadline.promptSeconds)) s later it had not been freed, and \(valuesAlive) of the \(watched.count) values stored in it were still alive: something still holds it. A closure kept in one of its properties that captures self (a `lazy var` or a property set in init that uses `self.storage` or `self.queue`) is a cycle that keeps the dictionary and its values forever: make it a method, or capture [unowned self].")
+            Issue.record("A dictionary holding 19 values was let go by its last owner, on another thread than the one that wrote, and \(Int(Deadline.promptSeconds)) s later it had not been freed, and \(valuesAlive) of the \(watched.count) values stored in it were still alive: something still holds it. A closure kept in one of its properties that captures self (a `lazy var` or a property set in init that uses `self.storage` or `self.queue`) is a cycle that keeps the dictionary and its values forever: make it a method, or capture [weak self] in it.")
         } else {
             Issue.record("The dictionary was freed after its last owner let it go, but \(valuesAlive) of the \(watched.count) values stored in it were not, \(Int(Deadline.promptSeconds)) s later: something other than the dictionary keeps them. Keep the values in the dictionary's storage only.")
         }
