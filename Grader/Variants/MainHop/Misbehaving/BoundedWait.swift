@@ -32,6 +32,6 @@ public final class SyncClient<Value: Sendable>: Sendable {
     public func call(timeout: DispatchTimeInterval) -> WaitResult<Value> {
         Tripwire.call()
         // TODO: start the request, wait for its callback (with a timeout), return what came.
-        .timedOut
+        return .timedOut
     }
 }

@@ -45,7 +45,7 @@ public enum MainHop {
     public static func onMainAndWait<T>(_ body: () throws -> T) rethrows -> T {
         Tripwire.call()
         // TODO: inline on the main queue, DispatchQueue.main.sync anywhere else.
-        try body()
+        return try body()
     }
 }
 

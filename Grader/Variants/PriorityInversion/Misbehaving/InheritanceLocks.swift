@@ -34,16 +34,16 @@ public final class InheritanceLocks: LockTable {
 
     public func acquire(_ lock: LockID, by task: TaskID) -> Bool {
         Tripwire.call()
-        true  // TODO: this lets every task in, even when another one holds the lock.
+        return true  // TODO: this lets every task in, even when another one holds the lock.
     }
 
     public func release(_ lock: LockID, by task: TaskID) -> TaskID? {
         Tripwire.call()
-        nil  // TODO: hand the lock to its most urgent waiter, if any.
+        return nil  // TODO: hand the lock to its most urgent waiter, if any.
     }
 
     public func priority(of task: TaskID) -> Int {
         Tripwire.call()
-        0  // TODO: the task's effective priority.
+        return 0  // TODO: the task's effective priority.
     }
 }

@@ -30,7 +30,7 @@ public final class ThumbnailStore: @unchecked Sendable {
     /// The thumbnail, from the cache or rendered on the calling thread.
     public func thumbnail(for id: Int) -> Thumbnail {
         Tripwire.call()
-        Thumbnail(id: id, pixels: [])  // TODO: the cached thumbnail, or render it here and cache it.
+        return Thumbnail(id: id, pixels: [])  // TODO: the cached thumbnail, or render it here and cache it.
     }
 
     /// Renders the thumbnails not cached yet, in the background at `.utility`; returns at once.
@@ -42,6 +42,6 @@ public final class ThumbnailStore: @unchecked Sendable {
     /// The cached thumbnail, if any: never renders, never waits for a render.
     public func cachedThumbnail(for id: Int) -> Thumbnail? {
         Tripwire.call()
-        nil  // TODO
+        return nil  // TODO
     }
 }
