@@ -56,8 +56,13 @@ struct BuildStamp {
         return stored()[key] == fingerprint
     }
 
+    /// Builds of different folders may end at once (verify's rounds): one writer at a time.
+    private static let writing = NSLock()
+
     /// Called after a successful build.
     func record() {
+        Self.writing.lock()
+        defer { Self.writing.unlock() }
         var stamps = stored()
         stamps[key] = fingerprint()
         try? FileManager.default.createDirectory(at: layout.stateDirectory, withIntermediateDirectories: true)

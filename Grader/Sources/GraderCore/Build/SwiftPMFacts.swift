@@ -27,9 +27,14 @@ struct SwiftPMFacts {
 
     /// Answers already read in this process, by checkout (watch grades again and again).
     private static let memory = Mutex([String: Stored]())
+    /// One question at a time in this process: verify builds one round while the one before it
+    /// runs, and both may ask; each question also writes one log file.
+    private static let asking = NSLock()
 
     /// The build system SwiftPM uses when no `--build-system` is given.
     func defaultBuildSystem() throws -> BuildSystem {
+        Self.asking.lock()
+        defer { Self.asking.unlock() }
         var stored = try current()
         if let known = stored.defaultBuildSystem, stored.defaultReading == Self.defaultReading { return known }
         // Neither question needs a package. The machine-readable answer first; then the help
@@ -59,6 +64,8 @@ struct SwiftPMFacts {
     /// The folder `arguments` (a `swift build --show-bin-path` command) names; `key` names the
     /// answer in the store.
     func binPath(key: String, arguments: [String], environment: [String: String]) throws -> URL {
+        Self.asking.lock()
+        defer { Self.asking.unlock() }
         var stored = try current()
         if let known = stored.binPaths[key] {
             return known.hasPrefix("/") ? URL(fileURLWithPath: known) : layout.root.appendingPathComponent(known)

@@ -54,6 +54,8 @@ public struct Arguments: Equatable, Sendable {
     public var wait = true
     /// `bench --quick`: small iteration counts.
     public var quick = false
+    /// `verify --suite-times`: each suite alone on its solution and its stub, timed.
+    public var suiteTimes = false
     /// `bench --svg FILE`.
     public var svgFile: String?
     /// `--timings FILE`: the grader's own phases as JSON (what `loop-bench` reads).
@@ -150,7 +152,8 @@ public struct Arguments: Equatable, Sendable {
                                              wrong implementations in Grader/Variants stay under
                                              their caps, the rubric, CHECKLIST.md and the integrity
                                              manifest are current, and the support, grader and
-                                             benchmark tests pass
+                                             benchmark tests pass; --suite-times also times each
+                                             suite alone on its solution and its stub
       swift run grader checklist [--write]  print (or write) CHECKLIST.md from the rubric and suites
       swift run grader manifest [--write]   print (or write) Grader/integrity.json
       swift run grader portability          what would not compile on a Mac (verify runs it too)
@@ -234,7 +237,9 @@ public struct Arguments: Equatable, Sendable {
       swift run grader verify               （也可加 --build-system）每个参考答案都通过，每个练习模板都得零分，
                                              Grader/Variants 里的错误实现都不超过各自的上限，
                                              评分规则、CHECKLIST.md 和完整性清单都是最新的，
-                                             支持库、评分程序和基准测试自己的测试都通过
+                                             支持库、评分程序和基准测试自己的测试都通过；
+                                             加 --suite-times 还会给每个测试套件在参考答案和
+                                             练习模板上单独运行计时
       swift run grader checklist [--write]  根据评分规则和测试套件打印（或写入）CHECKLIST.md
       swift run grader manifest [--write]   打印（或写入）Grader/integrity.json
       swift run grader portability          在 Mac 上无法编译的代码（verify 也会运行它）
@@ -326,6 +331,7 @@ public struct Arguments: Equatable, Sendable {
             case "--no-model": arguments.modelSearch = false
             case "--no-wait": arguments.wait = false
             case "--quick": arguments.quick = true
+            case "--suite-times": arguments.suiteTimes = true
             case "--check":
                 guard let number = Int(try value(word)), number >= 1 else { throw GraderError.badArguments(L("--check takes a check number of at least 1", "--check 需要一个不小于 1 的检查编号")) }
                 arguments.modelCheck = number

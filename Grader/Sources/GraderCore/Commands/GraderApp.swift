@@ -54,7 +54,7 @@ public enum GraderApp {
             case .manifest: return try MaintenanceCommands.manifest(write: arguments.write, layout: layout, rubric: rubric)
             case .portability: return try MaintenanceCommands.portability(layout: layout, buildSystem: arguments.resolvedBuildSystem)
             case .translations: return try MaintenanceCommands.translations(stamp: arguments.stamp, addMessages: arguments.addMessages, layout: layout, rubric: rubric)
-            case .verify: return try VerifyCommand(layout: layout, rubric: rubric, buildSystem: arguments.resolvedBuildSystem).run()
+            case .verify: return try VerifyCommand(layout: layout, rubric: rubric, buildSystem: arguments.resolvedBuildSystem, suiteTimes: arguments.suiteTimes).run()
             case .watch: return try WatchCommand(layout: layout, rubric: rubric, arguments: arguments).run()
             case .bench: return try BenchCommand(layout: layout, rubric: rubric, arguments: arguments).run()
             case .loopBench: return try LoopBenchCommand(layout: layout, rubric: rubric, arguments: arguments).run()

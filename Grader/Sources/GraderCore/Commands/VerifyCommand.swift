@@ -2,15 +2,18 @@ import Foundation
 
 /// `grader verify`, the maintainer check that CI runs: every solution passes every check, every
 /// untouched stub scores zero without hanging or crashing, the wrong implementations in
-/// `Grader/Variants/` earn no more than their caps (an early exit earns nothing), the rubric
-/// matches the suites and Package.swift, CHECKLIST.md and the integrity manifest are current,
-/// and the tests of the test support and of the grader pass. Prints one line per step, each
-/// suite's time on its solution and on its stub, and a closing "verify: N passed, N failed" line.
+/// `Grader/Variants/` compile and earn no more than their caps (an early exit earns nothing), the
+/// rubric matches the suites and Package.swift, CHECKLIST.md and the integrity manifest are
+/// current, and the tests of the test support and of the grader pass. Prints one line per step
+/// (with `--suite-times`, each suite's time on its solution and on its stub too), and a closing
+/// "verify: N passed, N failed" line.
 struct VerifyCommand {
     var layout: KataLayout
     var rubric: Rubric
     /// SwiftPM's build system for every build and run (`--build-system`).
     var buildSystem: BuildSystem = .native
+    /// `--suite-times`: each suite alone on its solution and its stub, timed (about half a minute).
+    var suiteTimes = false
     let style = Style.detect()
 
     /// What a suite should take on its stub or its solution (issue budgets are 3 to 5 s).
@@ -20,13 +23,15 @@ struct VerifyCommand {
         var passed = 0
         var failed = 0
         var phasesShown = 0
-        func step(_ name: String, _ problems: [String]) {
+        func step(_ name: String, _ problems: [String], summarized: Bool = true) {
             defer {
                 // Where the step's time went (builds, runs, the systematic checks, ThreadSanitizer).
-                let phases = PhaseTimings.shared.file.phases
-                let summary = Self.summary(of: phases[min(phasesShown, phases.count)...])
-                if !summary.isEmpty { say("    " + style.dim(summary)) }
-                phasesShown = phases.count
+                if summarized {
+                    let phases = PhaseTimings.shared.file.phases
+                    let summary = Self.summary(of: phases[min(phasesShown, phases.count)...])
+                    if !summary.isEmpty { say("    " + style.dim(summary)) }
+                    phasesShown = phases.count
+                }
             }
             if problems.isEmpty {
                 passed += 1
@@ -82,9 +87,13 @@ struct VerifyCommand {
         let stubs = try timed { try session(BuildMode(buildSystem: buildSystem), progress).grade(rubric.exercises) }
         progress.clear()
         step("every untouched stub scores zero, in progress, no hang, no crash (\(stubs.seconds) s)", stubProblems(stubs.value))
-        let suiteTimes = try timed { try printSuiteTimes() }
-        say("      (\(suiteTimes.seconds) s)")
-        printLoopShortForm(grade: solutionsPhases, gradeSeconds: solutionsSeconds, suitesAlone: suiteTimes.value)
+        var suitesAlone: Double?
+        if suiteTimes {
+            let timedAlone = try timed { try printSuiteTimes() }
+            say("      (\(timedAlone.seconds) s)")
+            suitesAlone = timedAlone.value
+        }
+        printLoopShortForm(grade: solutionsPhases, gradeSeconds: solutionsSeconds, suitesAlone: suitesAlone)
         #if os(Linux)
         // On a Mac the compiler itself rejects these; here only the typed syntax tree shows them.
         // Its compilers keep the cores busy for about half a minute: it runs beside the second
@@ -115,31 +124,16 @@ struct VerifyCommand {
         step("no blocking call that Apple marks noasync in async code (\(asyncChecked.seconds) s, beside the Misbehaving run)", asyncChecked.value)
         #endif
         // The others in rounds: each exercise's k-th variant in one build and one run.
-        for (index, round) in catalog.rounds.enumerated() {
-            var mode = BuildMode(variant: "round-\(index + 1)", buildSystem: buildSystem)
-            mode.variantsByExercise = round
-            let caps = Dictionary(uniqueKeysWithValues: round.compactMap { exercise, variant in catalog.caps[variant]?[exercise].map { (exercise, $0) } })
-            let exercises = rubric.exercises.filter { round[$0.name] != nil }
-            let graded = try timed { () throws -> [ExerciseResult] in
-                var results = try session(mode, progress).grade(exercises)
-                // A variant whose fault is an order the stress loop takes only sometimes, or only
-                // a data race, can pass every stress check: full points and "complete" must still
-                // be out of its reach, through the systematic checks and the race check, as in a grade.
-                let judged = ModelGate.exercisesToJudge(results, focus: nil) { _ in true }
-                _ = modelGate(mode, progress).apply(to: &results, judging: judged)
-                try raceCheck(mode, progress).apply(to: &results)
-                return results
-            }
+        let overlapping = roundsOverlap
+        try gradeRounds(catalog, progress: progress) { steps in
             progress.clear()
-            let names = exercises.map { "\($0.name) \(round[$0.name] ?? "")" }.joined(separator: ", ")
-            step("variants \(names) earn no more than their caps (\(graded.seconds) s)",
-                 capProblems(graded.value, caps: caps, variants: round))
-            for (variant, exercise) in catalog.raceOnly where round[exercise] == variant {
-                let faulted = try timed { try raceCheckWithoutSanitizer(mode, exercise: exercise, graded: graded.value, progress) }
-                progress.clear()
-                step("the race check fails closed: \(exercise)'s \(variant), ThreadSanitizer unable to start (\(Self.sanitizerFault.description)), reads \"race check could not run\" and earns nothing for it (\(faulted.seconds) s)",
-                     faulted.value)
-            }
+            for outcome in steps { step(outcome.name, outcome.problems, summarized: !overlapping) }
+        }
+        if overlapping {
+            // Rounds overlap: their phases are summed together, not per round.
+            let summary = Self.summary(of: PhaseTimings.shared.file.phases[min(phasesShown, PhaseTimings.shared.file.phases.count)...])
+            if !summary.isEmpty { say("    " + style.dim("the rounds, each built while the one before it ran its checks: " + summary)) }
+            phasesShown = PhaseTimings.shared.file.phases.count
         }
         let supportTests = try timed { try supportTestProblems() }
         step("KataTestSupport, grader, benchmark and QueueOrdering self-tests pass (\(supportTests.seconds) s)", supportTests.value)
@@ -261,9 +255,11 @@ struct VerifyCommand {
     /// The loop benchmark's short form, from what verify measured anyway: the solutions' grade
     /// split into its phases (`PhaseTimings`), beside the bare suites alone on their solutions,
     /// one after another. Informational: no pass or fail on time.
-    func printLoopShortForm(grade: [PhaseTimings.Phase], gradeSeconds: Double, suitesAlone: Double) {
+    func printLoopShortForm(grade: [PhaseTimings.Phase], gradeSeconds: Double, suitesAlone: Double?) {
         let phases = grade.map { "\($0.name) \(String(format: "%.1f", $0.seconds)) s" }.joined(separator: ", ")
-        say("    the solutions' grade (its stress checks): \(String(format: "%.1f", gradeSeconds)) s (\(phases)); the suites alone on their solutions, one after another: \(String(format: "%.1f", suitesAlone)) s")
+        let alone = suitesAlone.map { "the suites alone on their solutions, one after another: \(String(format: "%.1f", $0)) s" }
+            ?? "each suite alone on its solution and its stub: swift run grader verify --suite-times"
+        say("    the solutions' grade (its stress checks): \(String(format: "%.1f", gradeSeconds)) s (\(phases)); \(alone)")
         say("    (the whole loop, measured in a temporary clone: swift run grader loop-bench; MAINTAINERS.md)")
     }
 
@@ -382,6 +378,11 @@ struct VerifyCommand {
 
     func capProblems(_ result: ExerciseResult, cap: VariantCatalog.Cap) -> [String] {
         var problems: [String] = []
+        // A variant that does not compile earns nothing without running a check: its cap would
+        // hold whatever the suite does, so it proves nothing.
+        if case .doesNotCompile(let error) = result.status {
+            problems.append("\(result.name): does not compile, so no check ran on it: \(error.file):\(error.line): \(error.message)")
+        }
         if result.points > cap.maxPoints || result.isComplete {
             let earned = result.checks.filter { $0.earned > 0 }.map(\.test).joined(separator: ", ")
             problems.append("\(result.name): \(result.points) points (cap \(cap.maxPoints)), \(result.status.keyword); earned by: \(earned)")
