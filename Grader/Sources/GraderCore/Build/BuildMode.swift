@@ -15,6 +15,9 @@ public struct BuildMode: Sendable, Equatable {
     /// SwiftPM's build system, passed to every SwiftPM command (`--build-system`): the one the
     /// learner chose, else SwiftPM's default (`SwiftPMFacts.defaultBuildSystem`).
     public var buildSystem: BuildSystem
+    /// Verify's grade of the stubs: built in the variants' folder, so that the `Misbehaving`
+    /// build after it (the stubs with a tripwire) compiles only the exercises and their suites.
+    public var inVariantsFolder = false
 
     public init(solutions: Bool = false, sanitize: Bool = false, variant: String? = nil, buildSystem: BuildSystem = .native) {
         self.solutions = solutions
@@ -38,7 +41,7 @@ public struct BuildMode: Sendable, Equatable {
         // their suites, not the support code, the grader and the given code. The solutions'
         // ThreadSanitizer build (verify's race check of the solutions) shares the variants' one
         // for the same reason: only verify builds either.
-        if variant != nil || (solutions && sanitize) { return sanitize ? ".build-verify-tsan" : ".build-variants" }
+        if variant != nil || inVariantsFolder || (solutions && sanitize) { return sanitize ? ".build-verify-tsan" : ".build-variants" }
         return solutions ? ".build-solutions" : (sanitize ? ".build-tsan" : ".build")
     }
 
@@ -55,9 +58,9 @@ public struct BuildMode: Sendable, Equatable {
         return environment
     }
 
-    /// A build that only runs suites: the ThreadSanitizer builds and the variants'. The learner's
+    /// A build that only runs suites: the ThreadSanitizer builds, the variants' and verify's stubs'. The learner's
     /// and the solutions' builds keep the grader (`swift run grader`, the maintainer's tests).
-    public var suitesOnly: Bool { sanitize || variant != nil }
+    public var suitesOnly: Bool { sanitize || variant != nil || inVariantsFolder }
 
     /// Where the graded sources of `exercise` are, relative to the course.
     public func sourceFolder(of exercise: String) -> String {

@@ -52,7 +52,7 @@ public enum GraderApp {
             case .reset(let name): return try ResetCommand.run(name, yes: arguments.yes, layout: layout, rubric: rubric)
             case .checklist: return try MaintenanceCommands.checklist(write: arguments.write, layout: layout, rubric: rubric)
             case .manifest: return try MaintenanceCommands.manifest(write: arguments.write, layout: layout, rubric: rubric)
-            case .portability: return try MaintenanceCommands.portability(layout: layout, buildSystem: arguments.resolvedBuildSystem)
+            case .portability: return try MaintenanceCommands.portability(layout: layout, rubric: rubric, buildSystem: arguments.resolvedBuildSystem)
             case .translations: return try MaintenanceCommands.translations(stamp: arguments.stamp, addMessages: arguments.addMessages, layout: layout, rubric: rubric)
             case .verify: return try VerifyCommand(layout: layout, rubric: rubric, buildSystem: arguments.resolvedBuildSystem, suiteTimes: arguments.suiteTimes).run()
             case .watch: return try WatchCommand(layout: layout, rubric: rubric, arguments: arguments).run()

@@ -26,10 +26,10 @@ enum MaintenanceCommands {
         return 0
     }
 
-    static func portability(layout: KataLayout, buildSystem: BuildSystem) throws -> Int32 {
+    static func portability(layout: KataLayout, rubric: Rubric, buildSystem: BuildSystem) throws -> Int32 {
         var problems = PortabilityCheck(root: layout.root).problems()
         #if os(Linux)
-        problems += try AsyncContextCheck.learnerAndSolutionBuilds(layout: layout, buildSystem: buildSystem)
+        problems += try AsyncContextCheck.learnerAndSolutionBuilds(layout: layout, buildSystem: buildSystem, exercises: rubric.exercises.map(\.name))
         #endif
         for problem in problems { print(problem) }
         print(problems.isEmpty ? "portability: no problem found" : "portability: \(problems.count) problems")

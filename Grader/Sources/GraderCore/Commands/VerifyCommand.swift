@@ -84,7 +84,7 @@ struct VerifyCommand {
              solutionProblems(raceChecked.value) + modelProblems)
         step("suites declare exactly the rubric's checks, with the titles CHECKLIST.md shows", declarationProblems(solutions.value))
 
-        let stubs = try timed { try session(BuildMode(buildSystem: buildSystem), progress).grade(rubric.exercises) }
+        let stubs = try timed { try session(stubsMode, progress).grade(rubric.exercises) }
         progress.clear()
         step("every untouched stub scores zero, in progress, no hang, no crash (\(stubs.seconds) s)", stubProblems(stubs.value))
         var suitesAlone: Double?
@@ -98,8 +98,9 @@ struct VerifyCommand {
         // On a Mac the compiler itself rejects these; here only the typed syntax tree shows them.
         // Its compilers keep the cores busy for about half a minute: it runs beside the second
         // Misbehaving run, whose children mostly wait, and its line comes after that run's.
-        let (courseLayout, courseBuildSystem) = (layout, buildSystem)
-        let asyncCheck = BackgroundStep { try AsyncContextCheck.learnerAndSolutionBuilds(layout: courseLayout, buildSystem: courseBuildSystem) }
+        // It reads only the solutions' build, which nothing after it rebuilds before it ends.
+        let (courseLayout, courseBuildSystem, names) = (layout, buildSystem, rubric.exercises.map(\.name))
+        let asyncCheck = BackgroundStep { try AsyncContextCheck.learnerAndSolutionBuilds(layout: courseLayout, buildSystem: courseBuildSystem, exercises: names) }
         #endif
 
         let (catalog, catalogProblems) = VariantCatalog.load(layout: layout, rubric: rubric)
@@ -146,6 +147,15 @@ struct VerifyCommand {
     /// Writes a line at once (not through print's buffer), so a CI log shows each step as it ends.
     func say(_ line: String) {
         FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+
+    /// The untouched stubs, as a learner's grade builds them, in the variants' folder: the
+    /// `Misbehaving` build that follows changes only the exercises there, and the learner's
+    /// `.build` keeps its own modules.
+    var stubsMode: BuildMode {
+        var mode = BuildMode(buildSystem: buildSystem)
+        mode.inVariantsFolder = true
+        return mode
     }
 
     func session(_ mode: BuildMode, _ progress: any GradingProgress) -> GradingSession {
@@ -242,7 +252,7 @@ struct VerifyCommand {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var solutionsAlone = 0.0
         for exercise in rubric.exercises {
-            let times = [BuildMode(solutions: true, buildSystem: buildSystem), BuildMode(buildSystem: buildSystem)].map { mode -> Double in
+            let times = [BuildMode(solutions: true, buildSystem: buildSystem), stubsMode].map { mode -> Double in
                 SuiteAlone.seconds(exercise, mode: mode, layout: layout, directory: directory) ?? 0
             }
             solutionsAlone += times[0]

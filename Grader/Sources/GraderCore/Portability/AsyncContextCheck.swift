@@ -17,9 +17,12 @@ struct AsyncContextCheck {
     /// must be given as the modules were built with, or it finds each cached module twice.
     var binPath: URL
     var buildSystem: BuildSystem = .native
-    /// Only modules with a source file under one of these folders (all when nil): the solutions'
-    /// build differs from the learner's only in the exercise modules.
+    /// Only modules with a source file under one of these folders (all when nil).
     var onlyFolders: [String]? = nil
+    /// Modules checked as well, from these source files, against the same build's modules: the
+    /// stubs' exercise modules, checked in the solutions' build (an exercise module imports only
+    /// its given code, which both builds share).
+    var alsoChecked: [(name: String, sources: [String])] = []
 
     struct Finding: Equatable, Sendable {
         var location: String
@@ -78,7 +81,7 @@ struct AsyncContextCheck {
     /// with the files that mention a blocking call (`primaries`): only those are type-checked in
     /// full and dumped; the compiler reads the others only as far as the primaries need them.
     func modules() -> [(name: String, sources: [String], primaries: [String])] {
-        sourceLists().compactMap { name, list in
+        let built = sourceLists().compactMap { name, list -> (name: String, sources: [String])? in
             guard let text = try? String(contentsOf: list, encoding: .utf8) else { return nil }
             // The course's own files: a module made only of generated files (Swift Build's test
             // runners, `<Target>-test-runner`, whose source lies in the build folder) has none.
@@ -86,6 +89,9 @@ struct AsyncContextCheck {
                 $0.hasSuffix(".swift") && MacPrivatePaths.isInside($0, root.path)
                     && !(MacPrivatePaths.relative($0, to: root.path) ?? "").hasPrefix(".build")
             }
+            return (name, sources)
+        }
+        return (built + alsoChecked).compactMap { name, sources in
             let codes = sources.map { (try? String(contentsOf: URL(fileURLWithPath: $0), encoding: .utf8)) ?? "" }
             if let onlyFolders, !sources.contains(where: { path in onlyFolders.contains { (MacPrivatePaths.relative(path, to: root.path) ?? "").hasPrefix($0 + "/") } }) { return nil }
             let primaries = zip(sources, codes).filter { Self.mentionsBlockingCall($0.1) }.map(\.0)
@@ -94,18 +100,20 @@ struct AsyncContextCheck {
         }
     }
 
-    /// The learner's build (`.build`: every module) and the solutions' (its exercise modules and
-    /// the maintainer's tests, which only it builds), as verify leaves them.
-    static func learnerAndSolutionBuilds(layout: KataLayout, buildSystem: BuildSystem) throws -> [String] {
-        func check(_ mode: BuildMode, onlyFolders: [String]? = nil) throws -> AsyncContextCheck {
-            AsyncContextCheck(root: layout.root, scratchPath: mode.scratchPath,
-                              binPath: try SwiftPMFacts(layout: layout).binPath(for: mode), buildSystem: buildSystem, onlyFolders: onlyFolders)
+    /// The learner's code and the solutions': every module of the solutions' build (`.build-solutions`,
+    /// which also holds the suites, the test support, the given code, the grader and the
+    /// maintainer's tests), and each stub's exercise module from `Exercises/<Name>/`, checked
+    /// against that build's modules. Only the solutions' build must be there, as verify leaves it.
+    static func learnerAndSolutionBuilds(layout: KataLayout, buildSystem: BuildSystem, exercises: [String]) throws -> [String] {
+        let mode = BuildMode(solutions: true, buildSystem: buildSystem)
+        var check = AsyncContextCheck(root: layout.root, scratchPath: mode.scratchPath,
+                                      binPath: try SwiftPMFacts(layout: layout).binPath(for: mode), buildSystem: buildSystem)
+        check.alsoChecked = exercises.map { name in
+            let folder = layout.exerciseDirectory(name)
+            let files = FileTree.relativePaths(under: folder) { path, _ in path.hasSuffix(".swift") }.sorted()
+            return (name, files.map { folder.appendingPathComponent($0).path })
         }
-        let learner = try check(BuildMode(buildSystem: buildSystem)).problems()
-        let solutions = try check(
-            BuildMode(solutions: true, buildSystem: buildSystem),
-            onlyFolders: ["Solutions", "Grader/Tests", "Benchmarks/Tests", "Tests/KataTestSupportTests", "Tests/QueueOrderingSelfTests"]).problems()
-        return learner + solutions.filter { !learner.contains($0) }
+        return try check.problems()
     }
 
     /// The findings as verify prints them.
