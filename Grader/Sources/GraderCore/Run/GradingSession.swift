@@ -21,8 +21,9 @@ public struct SilentProgress: GradingProgress {
 /// The suites run together, in parallel, as `swift test` runs them (in one process with the native
 /// build system, in one process per suite with Swift Build: `runTogether`): that is the fast path,
 /// and what a correct solution or an untouched stub takes. Only when a process dies, hangs, exits
-/// early or floods its output are the checks left without a result run again one at a time,
-/// exercise by exercise, so that the check to blame is known and the others still count.
+/// early or floods its output are the checks left without a result run again, exercise by
+/// exercise (`rerun`): by themselves first after a crash or an exit, and one at a time where that
+/// is not enough, so that the check to blame is known and the others still count.
 public struct GradingSession: Sendable {
     public var layout: KataLayout
     public var rubric: Rubric
@@ -134,7 +135,7 @@ public struct GradingSession: Sendable {
                                  products: testCommand == nil ? try testProducts ?? TestProducts.of(mode, layout: layout) : nil)
         let runsTogether = try runTogether(exercises, runner: runner)
         var outcomes: [String: (run: SuiteRun, seconds: Double)] = [:]
-        var needingReruns: [(exercise: Rubric.Exercise, run: SuiteRun, share: Double, left: [DeclaredTest])] = []
+        var needingReruns: [(exercise: Rubric.Exercise, run: SuiteRun, share: Double, left: [DeclaredTest], ended: Termination)] = []
         for exercise in exercises {
             guard let together = runsTogether[exercise.name] else { continue }
             var run = together
@@ -147,7 +148,7 @@ public struct GradingSession: Sendable {
                 outcomes[exercise.name] = (run, share)
                 continue
             }
-            needingReruns.append((exercise, run, share, left))
+            needingReruns.append((exercise, run, share, left, together.termination))
         }
         // Exercises are independent: their reruns go side by side, as many as the suites' own runs
         // (each rerun runs one check at a time).
@@ -159,7 +160,7 @@ public struct GradingSession: Sendable {
             own.progress = merged.part(needed.exercise.name)
             defer { merged.ended(needed.exercise.name) }
             let rerunStarted = Date()
-            return Result { (try runBlamingOneAtATime(needed.exercise, tests: needed.left, runner: own), Date().timeIntervalSince(rerunStarted)) }
+            return Result { (try rerun(needed.exercise, tests: needed.left, runner: own, after: needed.ended), Date().timeIntervalSince(rerunStarted)) }
         }
         for (needed, outcome) in zip(rerunsNeeded, reruns) {
             var run = needed.run
@@ -174,6 +175,27 @@ public struct GradingSession: Sendable {
         }
         if mode.sanitize { try runAloneWhereBaseNamesAreShared(&outcomes, exercises: exercises, runner: runner) }
         return outcomes
+    }
+
+    /// Runs again the checks of one exercise that the shared run, ended by `ending`, left without a
+    /// result. When that run crashed or exited, the exercise's own checks run first by themselves,
+    /// in parallel as they ran there: when another exercise's check took the shared run down,
+    /// that is all they need (a suite whose checks each wait for something takes seconds that
+    /// way, not the sum of their waits). Only when this run ends abnormally too, or when the
+    /// shared run hung or flooded its output (which another such run would only repeat), do they
+    /// run one at a time, to know which check to blame.
+    func rerun(_ exercise: Rubric.Exercise, tests: [DeclaredTest], runner: SuiteRunner, after ending: Termination) throws -> SuiteRun {
+        switch ending {
+        case .exitedEarly, .signalled, .exited:
+            let filter = tests.isEmpty ? SuiteRunner.filter(suitesOf: [exercise.name]) : SuiteRunner.filter(selecting: tests)
+            let own = try runner.run(name: exercise.name, filter: filter, target: "\(exercise.name)Tests", parallel: true, deadline: deadline(exercise))
+            if (own.termination.isNormal && own.stream.runEnded && own.stream.withoutResult.isEmpty) || own.termination == .interrupted {
+                return own
+            }
+        default:
+            break
+        }
+        return try runBlamingOneAtATime(exercise, tests: tests, runner: runner)
     }
 
     /// Runs `tests` of one exercise one at a time. When a check crashes the process, hangs it,
