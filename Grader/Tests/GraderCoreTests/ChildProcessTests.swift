@@ -4,9 +4,18 @@ import Synchronization
 @testable import GraderCore
 
 @Suite("Child processes")
-struct ChildProcessTests {
-    let directory = FileManager.default.temporaryDirectory
+final class ChildProcessTests: Sendable {
+    /// A folder of each test's own for its children's logs and markers, removed after the test
+    /// (Swift Testing makes an instance per test).
+    let directory: URL
     var output: URL { directory.appendingPathComponent("grader-child-\(UUID().uuidString).log") }
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("grader-child-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: directory) }
 
     @Test("A child past its deadline is killed with everything it started")
     func deadlineKillsTheGroup() throws {

@@ -31,6 +31,7 @@ struct ClassCommandTests {
     @Test("The mirror rewrites only changed files, removes extras, skips links, keeps build folders")
     func mirror() throws {
         let source = try Self.folder("source"), destination = try Self.folder("destination")
+        defer { for folder in [source, destination] { try? FileManager.default.removeItem(at: folder) } }
         try Self.write("same", "Tests/A.swift", in: source)
         try Self.write("new", "Exercises/X/X.swift", in: source)
         try Self.write("same", "Tests/A.swift", in: destination)
@@ -53,6 +54,7 @@ struct ClassCommandTests {
     @Test("The workspace takes the course's files and only the student's exercises; modified course files are flagged")
     func workspace() throws {
         let course = try Self.folder("course"), student = try Self.folder("student"), work = try Self.folder("work")
+        defer { for folder in [course, student, work] { try? FileManager.default.removeItem(at: folder) } }
         for root in [course, student] {
             try Self.write("// package", "Package.swift", in: root)
             try Self.write("@Test func a() {}", "Tests/DemoTests/A.swift", in: root)
