@@ -87,8 +87,7 @@ enum FakeTestBinary {
 
     /// A fresh kata layout in a temporary folder with the script; returns the session to run it.
     static func session(scenario: String) throws -> (GradingSession, KataLayout) {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("grader-fake-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        let root = try TemporaryFolders.make("grader-fake")
         let binary = root.appendingPathComponent("fake-tests.sh")
         try Data(script.utf8).write(to: binary)
         let layout = KataLayout(root: root)

@@ -10,7 +10,7 @@ struct GradingLockTests {
     /// A checkout whose `swift build` (a fake on PATH) takes two seconds and fails: long enough
     /// to hold the lock, with nothing real to build.
     static func slowCheckout() throws -> (root: URL, path: String) {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("grader-lock-\(UUID().uuidString)")
+        let root = try TemporaryFolders.make("grader-lock")
         let bin = root.appendingPathComponent("bin")
         try FileManager.default.createDirectory(at: root.appendingPathComponent("Grader"), withIntermediateDirectories: true)
         try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)

@@ -51,7 +51,7 @@ struct MachineReportTests {
 
     @Test("copiedFromSolution compares the learner's Swift files with the solution's blob ids")
     func copiedFromSolution() throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("grader-copy-\(UUID().uuidString)")
+        let root = try TemporaryFolders.make("grader-copy")
         let layout = KataLayout(root: root)
         for folder in ["Exercises/Demo", "Solutions/Demo", "Grader"] {
             try FileManager.default.createDirectory(at: root.appendingPathComponent(folder), withIntermediateDirectories: true)

@@ -49,8 +49,7 @@ struct ReportTests {
 
     @Test("History is written atomically, summarised, and a corrupt file is set aside")
     func history() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("grader-history-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try TemporaryFolders.make("grader-history")
         let file = folder.appendingPathComponent("history.json")
         var history = History(file: file)
         #expect(history.summary(for: Self.report.exercises, solutions: false) == HistorySummary(changeSinceLast: nil, best: 1))
@@ -70,7 +69,7 @@ struct ReportTests {
     func hints() throws {
         let hints = Hints.parse("# Hints\nintro\n## Hint 1: Start\nUse a queue.\n\n## Hint 2: Then\nUse a barrier.\n")
         #expect(hints == [.init(title: "Hint 1: Start", body: "Use a queue."), .init(title: "Hint 2: Then", body: "Use a barrier.")])
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("grader-hints-\(UUID().uuidString).json")
+        let file = try TemporaryFolders.make("grader-hints").appendingPathComponent("hints.json")
         var progress = HintProgress(file: file)
         #expect(try progress.reveal("Demo", available: 2) == 1)
         var reloaded = HintProgress(file: file)

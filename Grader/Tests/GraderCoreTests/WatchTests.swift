@@ -7,7 +7,7 @@ import Testing
 @Suite("Watch mode")
 struct WatchTests {
     static func folder() throws -> URL {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("grader-watch-\(UUID().uuidString)")
+        let root = try TemporaryFolders.make("grader-watch")
         for name in ["Alpha", "Beta"] {
             try FileManager.default.createDirectory(at: root.appendingPathComponent(name), withIntermediateDirectories: true)
             try Data("let x = 1\n".utf8).write(to: root.appendingPathComponent("\(name)/\(name).swift"))
