@@ -1,1 +1,1 @@
-@_exported import AsyncBridgeGiven
+../../../../Solutions/AsyncBridge/Given.swift

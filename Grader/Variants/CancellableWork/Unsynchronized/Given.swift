@@ -1,1 +1,1 @@
-@_exported import CancellableWorkGiven
+../../../../Solutions/CancellableWork/Given.swift

@@ -1,1 +1,1 @@
-@_exported import DependencyPipelineGiven
+../../../../Solutions/DependencyPipeline/Given.swift

@@ -1,1 +1,1 @@
-@_exported import PriorityInversionGiven
+../../../../Solutions/PriorityInversion/Given.swift

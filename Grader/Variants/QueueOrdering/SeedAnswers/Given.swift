@@ -1,1 +1,1 @@
-@_exported import QueueOrderingGiven
+../../../../Solutions/QueueOrdering/Given.swift

@@ -1,1 +1,1 @@
-@_exported import ThrottledDownloaderGiven
+../../../../Solutions/ThrottledDownloader/Given.swift
