@@ -133,6 +133,19 @@ struct WorkChainTests {
         }
         #expect(record.outcomes.current == [.cancelled], "A chain cancelled during step 1 completed with \(record.outcomes.current), expected once with .cancelled.")
 
+        // cancel() from the calling thread while 200 short steps run, with nothing of the check's
+        // between that thread and the queue: only the chain's own state orders cancel() and the
+        // steps' notify blocks (what the race check looks at), and the chain still ends once.
+        let racing = Record()
+        let racingChain = WorkChain(queue: queue.queue, steps: (0..<200).map { index in racing.step(index, on: queue) { $0 + 1 } })
+        racingChain.start(with: 0, completion: racing.completion(on: queue))
+        Thread.sleep(forTimeInterval: 0.0005)
+        racingChain.cancel()
+        guard racing.waitForCompletion(in: "a chain of 200 steps cancelled while it runs") else { return }
+        queue.queue.sync {}
+        let ended = racing.outcomes.current
+        #expect(ended == [.cancelled] || ended == [.finished(200)], "A chain of 200 steps cancelled from another thread while it ran completed with \(ended), expected once, with .cancelled (or .finished(200) if it had ended first).")
+
         let early = Record()
         let earlyChain = WorkChain(queue: queue.queue, steps: [early.step(0, on: queue) { $0 + 1 }, early.step(1, on: queue) { $0 + 1 }])
         earlyChain.cancel()

@@ -1,0 +1,1 @@
+../../../../Solutions/FanOutFanIn/ParallelMap.swift
